@@ -1,0 +1,55 @@
+# transpose-lab front door. `make report` regenerates everything; `make test` runs the tests.
+# Meson and Ninja do the building; this file only orders the steps.
+
+BUILD    ?= build
+QUICK    ?=
+# nvcc lives outside the default PATH on Debian's CUDA installs; meson finds it here.
+CUDA_BIN ?= /usr/local/cuda/bin
+export PATH := $(CUDA_BIN):$(PATH)
+
+INFO      = $(BUILD)/src/tlab-info
+TAG       = $(shell $(INFO) tag 2>/dev/null || echo local)
+RESULTS  ?= results/$(TAG)$(if $(QUICK),-quick,)
+EXP_ARGS  = $(if $(QUICK),--quick,) --out $(RESULTS)
+EXPERIMENTS = $(sort $(notdir $(wildcard experiments/[0-9][0-9]-*)))
+
+.PHONY: all build deps test report results report-only clean help $(addprefix exp-,$(shell seq -w 1 99))
+
+all: build
+
+help:
+	@echo "make             build (Release; CUDA parts when nvcc is found)"
+	@echo "make test        build and run the tests (GPU tests skip without a device)"
+	@echo "make report      run every experiment this machine can run, render figures and report/build/report.html"
+	@echo "make report QUICK=1   the same with small sizes (minutes)"
+	@echo "make exp-01      run one experiment (results into RESULTS=$(RESULTS))"
+	@echo "make results     run the experiments only"
+	@echo "make report-only RESULTS=dir   render from existing results, no runs"
+	@echo "make clean       remove build outputs, figures and the report"
+
+deps:
+	@scripts/install-deps
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) --buildtype=release
+
+build: deps $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+test: build
+	@scripts/run-tests $(BUILD)
+
+exp-%: build
+	@scripts/run-experiments $(BUILD) "$(RESULTS)" "$(if $(QUICK),--quick,)" $*
+
+results: build
+	@scripts/run-experiments $(BUILD) "$(RESULTS)" "$(if $(QUICK),--quick,)"
+
+report: results
+	@$(MAKE) --no-print-directory report-only RESULTS="$(RESULTS)"
+
+report-only: deps
+	@scripts/build-report "$(RESULTS)"
+
+clean:
+	rm -rf $(BUILD) report/build figures/*.svg

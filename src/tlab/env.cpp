@@ -1,0 +1,213 @@
+#include "tlab/env.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "tlab/executor.hpp"
+
+#ifndef TLAB_SOURCE_DIR
+#define TLAB_SOURCE_DIR "."
+#endif
+#ifndef TLAB_CXX_FLAGS
+#define TLAB_CXX_FLAGS "unknown"
+#endif
+#ifndef TLAB_BUILD_TYPE
+#define TLAB_BUILD_TYPE "unknown"
+#endif
+
+namespace tlab {
+
+namespace {
+std::string trim(std::string s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
+  std::size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return s.substr(i);
+}
+
+std::string first_line_of(const std::string& path) {
+  std::ifstream f(path);
+  std::string line;
+  if (!f || !std::getline(f, line)) return "";
+  return trim(line);
+}
+
+std::string command_output(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen((cmd + " 2>/dev/null").c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p)) out += buf;
+    if (pclose(p) != 0) return "";
+  }
+  return trim(out);
+}
+
+std::string proc_value(const std::string& file, const std::string& key) {
+  std::ifstream f(file);
+  std::string line;
+  while (std::getline(f, line))
+    if (line.compare(0, key.size(), key) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return trim(line.substr(colon + 1));
+    }
+  return "";
+}
+}  // namespace
+
+std::string cpu_model() {
+  std::string m = proc_value("/proc/cpuinfo", "model name");
+  return m.empty() ? "unknown-cpu" : m;
+}
+
+std::string utc_now_iso() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string slug(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out.empty() ? "unknown" : out;
+}
+
+std::string machine_tag() {
+  std::string why;
+  if (Executor* gpu = executor_for(Backend::gpu, &why)) return slug(gpu->device_name());
+  std::string m = cpu_model();
+  // Marketing marks and the clock say nothing that tells two machines apart.
+  for (const char* noise : {"(R)", "(TM)", "(tm)", " CPU", " Processor"}) {
+    for (auto p = m.find(noise); p != std::string::npos; p = m.find(noise)) m.erase(p, std::string(noise).size());
+  }
+  if (auto at = m.find('@'); at != std::string::npos) m.erase(at);
+  return slug(m);
+}
+
+Fields capture_environment(const std::string& command_line) {
+  Fields f;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  struct utsname u {};
+  uname(&u);
+  f.emplace_back("date", utc_now_iso());
+  f.emplace_back("host", host);
+  f.emplace_back("os", std::string(u.sysname) + " " + u.release + " " + u.machine);
+  f.emplace_back("cpu_model", cpu_model());
+  f.emplace_back("cpu_logical_cores", std::to_string(std::thread::hardware_concurrency()));
+  f.emplace_back("cpu_governor", first_line_of("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"));
+  for (int i = 0; i < 8; ++i) {
+    const std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    const std::string level = first_line_of(base + "level");
+    if (level.empty()) break;
+    std::string type = first_line_of(base + "type");
+    const std::string key = "cache_l" + level + (type == "Data" ? "d" : type == "Instruction" ? "i" : "");
+    f.emplace_back(key, first_line_of(base + "size"));
+  }
+  f.emplace_back("memory_total", proc_value("/proc/meminfo", "MemTotal"));
+  f.emplace_back("compiler", std::string(
+#if defined(__clang__)
+      "clang "
+#elif defined(__GNUC__)
+      "gcc "
+#endif
+      __VERSION__));
+  f.emplace_back("cxx_flags", TLAB_CXX_FLAGS);
+  f.emplace_back("build_type", TLAB_BUILD_TYPE);
+  const std::string src = TLAB_SOURCE_DIR;
+  const std::string commit = command_output("git -C '" + src + "' rev-parse HEAD");
+  f.emplace_back("git_commit", commit.empty() ? "unknown" : commit);
+  const std::string dirty = command_output("git -C '" + src + "' status --porcelain --untracked-files=no | head -c 1");
+  f.emplace_back("git_dirty", commit.empty() ? "unknown" : (dirty.empty() ? "no" : "yes"));
+  f.emplace_back("command_line", command_line);
+  std::string why;
+  if (Executor* gpu = executor_for(Backend::gpu, &why)) {
+    for (auto& kv : gpu->describe()) f.push_back(kv);
+  } else {
+    f.emplace_back("gpu", "none (" + why + ")");
+  }
+  return f;
+}
+
+std::string to_json(const Fields& f) {
+  auto esc = [](const std::string& s) {
+    std::string o;
+    for (char c : s) {
+      switch (c) {
+        case '"': o += "\\\""; break;
+        case '\\': o += "\\\\"; break;
+        case '\n': o += "\\n"; break;
+        case '\t': o += "\\t"; break;
+        default:
+          if (static_cast<unsigned char>(c) < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            o += buf;
+          } else {
+            o += c;
+          }
+      }
+    }
+    return o;
+  };
+  std::string out = "{\n";
+  for (std::size_t i = 0; i < f.size(); ++i)
+    out += "  \"" + esc(f[i].first) + "\": \"" + esc(f[i].second) + "\"" + (i + 1 < f.size() ? ",\n" : "\n");
+  return out + "}\n";
+}
+
+Fields parse_flat_json(const std::string& text) {
+  Fields f;
+  std::size_t i = 0;
+  auto fail = [&](const char* what) {
+    throw std::runtime_error(std::string("env.json: ") + what + " at byte " + std::to_string(i));
+  };
+  auto skip = [&] { while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i; };
+  auto str = [&] {
+    if (text[i] != '"') fail("expected a string");
+    std::string s;
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\' && i + 1 < text.size()) {
+        const char e = text[++i];
+        s += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      } else {
+        s += text[i];
+      }
+    }
+    if (i >= text.size()) fail("unterminated string");
+    ++i;
+    return s;
+  };
+  skip();
+  if (i >= text.size() || text[i++] != '{') fail("expected '{'");
+  skip();
+  while (i < text.size() && text[i] != '}') {
+    std::string k = str();
+    skip();
+    if (text[i++] != ':') fail("expected ':'");
+    skip();
+    f.emplace_back(k, str());
+    skip();
+    if (text[i] == ',') ++i;
+    skip();
+  }
+  if (i >= text.size()) fail("expected '}'");
+  return f;
+}
+
+}  // namespace tlab

@@ -1,0 +1,27 @@
+// What a results folder records about the machine, build and run that produced it.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tlab {
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+// Host, CPU, caches, memory, OS, compiler and flags, git commit and dirty flag, date,
+// command line; GPU fields are appended by the GPU executor when one exists.
+Fields capture_environment(const std::string& command_line);
+
+// A flat JSON object of string values (the report's Lua filter reads exactly this form).
+std::string to_json(const Fields& f);
+Fields parse_flat_json(const std::string& text);  // throws std::runtime_error
+
+// Short machine name for results folders: the GPU model when a CUDA device is usable,
+// else the CPU model, lower-case, with runs of other characters turned into '-'.
+std::string machine_tag();
+std::string slug(const std::string& s);
+
+std::string cpu_model();
+std::string utc_now_iso();
+
+}  // namespace tlab

@@ -1,0 +1,107 @@
+#include "tlab/experiment.hpp"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "tlab/csv.hpp"
+
+namespace tlab {
+
+std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
+  std::vector<Config> configs;
+  std::string skipped_why;
+  std::size_t skipped = 0;
+  for (const Variant* v : sweep.variants) {
+    if (!glob_match(opt_.variant_glob, v->name)) continue;
+    if (v->known_wrong)
+      throw std::logic_error(v->name + " is registered as incorrect and cannot be timed as a transpose");
+    std::string why;
+    if (!executor_for(v->backend, &why)) {
+      skipped += sweep.dtypes.size() * sweep.shapes.size();
+      skipped_why = why;
+      continue;
+    }
+    for (DType t : sweep.dtypes)
+      for (Shape s : sweep.shapes)
+        if (v->refuses(t, s).empty()) configs.push_back({v, t, s});
+  }
+  if (skipped) {
+    any_skipped_backend_ = true;
+    std::cerr << "[" << opt_.experiment << "] skipping " << skipped << " GPU configurations: " << skipped_why << "\n";
+  }
+  std::vector<Result> fresh;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const Config& c = configs[i];
+    const std::string label = c.variant->name + " " + dtype_name(c.dtype) + " " + to_string(c.shape);
+    if (opt_.list) {
+      std::cout << label << "\n";
+      continue;
+    }
+    std::cerr << "[" << opt_.experiment << "] " << (i + 1) << "/" << configs.size() << " " << label << std::flush;
+    Result r = executor_for(c.variant->backend, nullptr)->run(c, opt_.timing);
+    std::cerr << ": " << format_number(bandwidth_gbs(r), 4) << " GB/s, median "
+              << format_number(r.timed.summary.median * 1e3, 4) << " ms (" << r.timed.summary.n << " reps, "
+              << r.timed.stop << ")\n";
+    fresh.push_back(r);
+    results_.push_back(std::move(r));
+  }
+  return fresh;
+}
+
+void ExperimentRun::finish() {
+  if (opt_.list) return;
+  if (results_.empty()) {
+    std::cerr << "[" << opt_.experiment << "] nothing ran on this machine; no results written\n";
+    return;
+  }
+  const std::string base = opt_.out_dir + "/" + opt_.experiment;
+  write_file_atomic(base + ".csv", results_csv(opt_.experiment, results_));
+  if (!summary_.empty()) write_file_atomic(base + "-summary.csv", summary_csv(opt_.experiment, summary_));
+  const std::string env = to_json(capture_environment(opt_.command_line));
+  write_file_atomic(base + ".env.json", env);
+  write_file_atomic(opt_.out_dir + "/env.json", env);
+  std::cerr << "[" << opt_.experiment << "] wrote " << base << ".csv (" << results_.size() << " rows)\n";
+}
+
+namespace {
+// Fails before hours of measuring, not after, when the results cannot be written.
+void check_writable(const std::string& dir) {
+  try {
+    make_dirs(dir);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(std::string("--out: ") + e.what());
+  }
+  if (access(dir.c_str(), W_OK) != 0) throw UsageError("--out: folder '" + dir + "' is not writable");
+}
+}  // namespace
+
+int experiment_main(int argc, char** argv, const ExperimentSpec& spec,
+                    const std::function<void(ExperimentRun&)>& body) {
+  const std::string prog = spec.name;
+  try {
+    Options opt = parse_experiment_args(argc, argv, spec);
+    if (!opt.list) check_writable(opt.out_dir);
+    ExperimentRun run(std::move(opt));
+    body(run);
+    run.finish();
+    return 0;
+  } catch (const UsageError& e) {
+    std::cerr << prog << ": " << e.what() << "\n";
+    return 2;
+  } catch (const VerificationError& e) {
+    std::cerr << prog << ": WRONG RESULT: " << e.what() << "\n";
+    return 3;
+  } catch (const ResourceError& e) {
+    std::cerr << prog << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << prog << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << prog << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace tlab

@@ -1,0 +1,83 @@
+#include "tlab/results.hpp"
+
+#include <cstdio>
+
+#include "tlab/csv.hpp"
+
+namespace tlab {
+
+const std::vector<std::string>& results_columns() {
+  static const std::vector<std::string> cols{
+      "experiment", "variant", "family", "backend", "placement", "params", "dtype", "elem_bytes",
+      "rows", "cols", "bytes_moved", "cache", "reps", "stop", "median_s", "mean_s", "min_s",
+      "max_s", "ci_lo_s", "ci_hi_s", "gbs", "gbs_ci_lo", "gbs_ci_hi", "verified"};
+  return cols;
+}
+
+std::string format_number(double v, int significant) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", significant, v);
+  return buf;
+}
+
+double bandwidth_gbs(const Result& r) {
+  const double bytes = static_cast<double>(r.config.variant->bytes_moved(r.config.dtype, r.config.shape));
+  return bytes / r.timed.summary.median / 1e9;
+}
+
+std::vector<std::string> results_row(const std::string& experiment, const Result& r) {
+  const Variant& v = *r.config.variant;
+  const Summary& s = r.timed.summary;
+  const double bytes = static_cast<double>(v.bytes_moved(r.config.dtype, r.config.shape));
+  // The bandwidth interval is the time interval inverted: the slow end bounds it below.
+  return {experiment,
+          v.name,
+          v.family,
+          backend_name(v.backend),
+          placement_name(v.placement),
+          v.params_string(),
+          dtype_name(r.config.dtype),
+          std::to_string(dtype_size(r.config.dtype)),
+          std::to_string(r.config.shape.rows),
+          std::to_string(r.config.shape.cols),
+          format_number(bytes, 15),
+          r.cache,
+          std::to_string(s.n),
+          r.timed.stop,
+          format_number(s.median),
+          format_number(s.mean),
+          format_number(s.min),
+          format_number(s.max),
+          format_number(s.ci_lo),
+          format_number(s.ci_hi),
+          format_number(bytes / s.median / 1e9),
+          format_number(bytes / s.ci_hi / 1e9),
+          format_number(bytes / s.ci_lo / 1e9),
+          "yes"};
+}
+
+std::string results_csv(const std::string& experiment, const std::vector<Result>& rs) {
+  std::string out = csv_line(results_columns());
+  for (const auto& r : rs) out += csv_line(results_row(experiment, r));
+  return out;
+}
+
+const std::vector<std::string>& summary_columns() {
+  static const std::vector<std::string> cols{"experiment", "metric", "subject", "value", "unit", "detail"};
+  return cols;
+}
+
+std::string summary_csv(const std::string& experiment, const std::vector<SummaryRow>& rows) {
+  std::string out = csv_line(summary_columns());
+  for (const auto& r : rows) out += csv_line({experiment, r.metric, r.subject, r.value, r.unit, r.detail});
+  return out;
+}
+
+double median_of(const std::vector<Result>& rs, const std::string& variant, DType t, Shape s) {
+  for (const auto& r : rs)
+    if (r.config.variant->name == variant && r.config.dtype == t && r.config.shape == s)
+      return r.timed.summary.median;
+  return -1;
+}
+
+}  // namespace tlab

@@ -1,0 +1,28 @@
+// The adaptive repetition loop shared by every backend: warm up, then sample until the
+// median is known to +-target or the time budget is spent.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "tlab/stats.hpp"
+
+namespace tlab {
+
+struct TimingPolicy {
+  int warmup = 2;
+  int min_reps = 7;       // 6 is the fewest samples that give a 95% CI of the median
+  int max_reps = 2000;
+  double budget_s = 2.0;  // per configuration, counted over the timed samples
+  double target_rel_ci = 0.02;
+};
+
+struct Timed {
+  Summary summary;
+  std::string stop;  // why sampling ended: "ci" (converged), "budget", "max-reps"
+};
+
+// `sample` runs the operation once and returns its duration in seconds (measured however
+// the backend must: a host clock for CPU work, device events for GPU work).
+Timed measure(const std::function<double()>& sample, const TimingPolicy& policy);
+
+}  // namespace tlab
