@@ -30,7 +30,8 @@ std::int64_t parse_positive(const std::string& s, const std::string& what) {
 std::int64_t parse_side(const std::string& s) {
   std::int64_t v;
   if (s.rfind("2^", 0) == 0) {
-    const std::int64_t e = parse_positive(s.substr(2), "exponent");
+    const std::string digits = s.substr(2);
+    const std::int64_t e = digits == "0" ? 0 : parse_positive(digits, "exponent");
     if (e > 22) throw UsageError("size '" + s + "' is too large (at most 2^22 per side)");
     v = std::int64_t(1) << e;
   } else {
@@ -100,7 +101,7 @@ Options parse_experiment_args(int argc, char** argv, const ExperimentSpec& spec)
   for (int i = 0; i < argc; ++i) o.command_line += (i ? " " : "") + std::string(argv[i]);
   bool sizes_given = false, reps_given = false, budget_given = false;
   auto value = [&](int& i, const std::string& flag) -> std::string {
-    if (i + 1 >= argc) throw UsageError(flag + " needs a value");
+    if (i + 1 >= argc || std::string(argv[i + 1]).rfind("--", 0) == 0) throw UsageError(flag + " needs a value");
     return argv[++i];
   };
   for (int i = 1; i < argc; ++i) {

@@ -184,7 +184,23 @@ Fields parse_flat_json(const std::string& text) {
     for (++i; i < text.size() && text[i] != '"'; ++i) {
       if (text[i] == '\\' && i + 1 < text.size()) {
         const char e = text[++i];
-        s += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+        switch (e) {
+          case 'n': s += '\n'; break;
+          case 't': s += '\t'; break;
+          case 'r': s += '\r'; break;
+          case 'b': s += '\b'; break;
+          case 'f': s += '\f'; break;
+          case 'u': {
+            // Only what to_json writes: \u00XX for control characters.
+            if (i + 4 >= text.size()) fail("short \\u escape");
+            const unsigned long v = std::stoul(text.substr(i + 1, 4), nullptr, 16);
+            if (v > 0xff) fail("\\u escape beyond one byte");
+            s += static_cast<char>(v);
+            i += 4;
+            break;
+          }
+          default: s += e;  // \" \\ \/
+        }
       } else {
         s += text[i];
       }
@@ -203,10 +219,18 @@ Fields parse_flat_json(const std::string& text) {
     skip();
     f.emplace_back(k, str());
     skip();
-    if (text[i] == ',') ++i;
-    skip();
+    if (i < text.size() && text[i] == ',') {
+      ++i;
+      skip();
+      if (i < text.size() && text[i] == '}') fail("trailing ','");
+    } else if (i < text.size() && text[i] != '}') {
+      fail("expected ',' or '}'");
+    }
   }
   if (i >= text.size()) fail("expected '}'");
+  ++i;
+  skip();
+  if (i != text.size()) fail("text after the closing '}'");
   return f;
 }
 

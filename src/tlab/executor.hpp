@@ -39,6 +39,10 @@ class Executor {
   virtual ~Executor() = default;
   // Output poisoned, variant run once, compared exactly. Throws VerificationError.
   virtual void verify(const Config& c) = 0;
+  // Runs the variant once on the host matrix `in` and copies its output (shape transposed,
+  // or the same shape for a copy peer) to `out`, checking nothing: tests use it to show
+  // exactly what a wrong variant computes.
+  virtual void apply(const Config& c, const void* in, void* out) = 0;
   // Verifies, then times. Throws VerificationError or ResourceError.
   virtual Result run(const Config& c, const TimingPolicy& p) = 0;
   virtual std::string device_name() const = 0;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <iostream>
 
 #include "tlab/csv.hpp"
@@ -62,6 +63,56 @@ void ExperimentRun::finish() {
   write_file_atomic(base + ".env.json", env);
   write_file_atomic(opt_.out_dir + "/env.json", env);
   std::cerr << "[" << opt_.experiment << "] wrote " << base << ".csv (" << results_.size() << " rows)\n";
+}
+
+namespace {
+std::string config_label(const Config& c) { return std::string(dtype_name(c.dtype)) + " " + to_string(c.shape); }
+
+SummaryRow row_for(const Config& c, std::string metric, std::string subject, std::string value, std::string unit,
+                   std::string detail) {
+  return {std::move(metric), std::move(subject), std::move(value), std::move(unit), std::move(detail),
+          dtype_name(c.dtype), c.shape.rows, c.shape.cols};
+}
+}  // namespace
+
+void add_percent_of(ExperimentRun& run, const std::string& peer) {
+  const auto& rs = run.results();
+  for (const Result& r : rs) {
+    const double base = median_of(rs, peer, r.config.dtype, r.config.shape);
+    if (base <= 0) continue;
+    // Same bytes moved by both, so the bandwidth ratio is the inverse time ratio.
+    const double pct = 100.0 * base / r.timed.summary.median;
+    run.add_summary(row_for(r.config, "pct-of-" + peer, r.config.variant->name, format_number(pct, 4), "%",
+                            config_label(r.config)));
+  }
+}
+
+void add_best_of_family(ExperimentRun& run) {
+  const auto& rs = run.results();
+  std::vector<const Result*> best;
+  for (const Result& r : rs) {
+    auto same = [&](const Result* b) {
+      return b->config.variant->family == r.config.variant->family && b->config.dtype == r.config.dtype &&
+             b->config.shape == r.config.shape;
+    };
+    auto it = std::find_if(best.begin(), best.end(), same);
+    if (it == best.end()) best.push_back(&r);
+    else if (r.timed.summary.median < (*it)->timed.summary.median) *it = &r;
+  }
+  for (const Result* b : best)
+    run.add_summary(row_for(b->config, "best-of-family", b->config.variant->family, format_number(bandwidth_gbs(*b), 5),
+                            "GB/s", b->config.variant->name));
+}
+
+std::vector<const Variant*> variants_matching(const std::vector<std::string>& globs) {
+  std::vector<const Variant*> out;
+  for (const auto& g : globs) {
+    const auto found = registry().matching(g);
+    if (found.empty()) throw std::logic_error("no registered variant matches '" + g + "'");
+    for (const Variant* v : found)
+      if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
 }
 
 namespace {

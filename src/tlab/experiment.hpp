@@ -41,6 +41,16 @@ class ExperimentRun {
   bool any_skipped_backend_ = false;
 };
 
+// Summary rows shared by the GPU experiments. Ratios are only ever taken between results
+// of the same run, at the same element type and shape.
+// metric "pct-of-<peer>": every result's bandwidth as a percentage of the peer's.
+void add_percent_of(ExperimentRun& run, const std::string& peer_variant);
+// metric "best-of-family": per family, dtype and shape, the fastest variant (subject is the
+// family, value its bandwidth in GB/s, detail names the winner).
+void add_best_of_family(ExperimentRun& run);
+// Every variant the registry holds whose name matches any of the globs, in glob order.
+std::vector<const Variant*> variants_matching(const std::vector<std::string>& globs);
+
 // Parses the command line, checks the output folder, runs `body`, maps failures to exit
 // codes: 2 bad input, 3 wrong result, 1 anything else. Returns main's exit code.
 int experiment_main(int argc, char** argv, const ExperimentSpec& spec,

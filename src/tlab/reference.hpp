@@ -18,8 +18,15 @@ void reference_transpose(const void* in, void* out, Shape s, std::size_t elem);
 // Floating-point elements get finite values of both signs (never all zeros).
 void fill_random(void* data, std::int64_t count, DType t);
 
-// The byte pattern written over outputs before a variant runs, so that an element the
-// variant never wrote cannot match the reference by accident.
+// Square inputs get every mirrored pair (i,j), (j,i) made unequal, so that an in-place
+// variant that skips a swap cannot pass by luck (one-byte elements are equal 1 time in 256).
+void make_mirror_pairs_differ(void* data, Shape s, std::size_t elem);
+
+// Fills `out` with the bitwise complement of the expected result `want`: an element the
+// variant never writes then differs from the reference in every byte, whatever the data.
+void poison_against(void* out, const void* want, std::size_t bytes);
+
+// Where no expected result is known (Executor::apply), outputs get this fixed pattern.
 constexpr unsigned char kPoisonByte = 0xA5;
 void poison(void* data, std::size_t bytes);
 

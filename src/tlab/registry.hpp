@@ -63,17 +63,17 @@ struct Variant {
 };
 
 // Builds the per-dtype kernel table from one generic callable `g(T{}, const Operands&)`,
-// so that a variant's code is written once for every element type.
-template <typename Generic>
-std::map<DType, KernelFn> instantiate(const std::vector<DType>& types, Generic g) {
+// so that a variant's code is written once for every element type. Only the listed types
+// are instantiated (each GPU instantiation costs compile time for every target arch).
+template <typename... Ts, typename Generic> std::map<DType, KernelFn> instantiate(Generic g) {
   std::map<DType, KernelFn> table;
-  for (DType t : types) {
-    dispatch_dtype(t, [&](auto tag) {
-      using T = decltype(tag);
-      table[t] = [g](const Operands& op) { g(T{}, op); };
-    });
-  }
+  ((table[dtype_of<Ts>::value] = [g](const Operands& op) { g(Ts{}, op); }), ...);
   return table;
+}
+
+// Every element type of dtype.hpp.
+template <typename Generic> std::map<DType, KernelFn> instantiate_all(Generic g) {
+  return instantiate<std::uint8_t, std::uint16_t, std::int32_t, float, double, Complex128>(g);
 }
 
 class Registry {

@@ -63,13 +63,16 @@ std::string results_csv(const std::string& experiment, const std::vector<Result>
 }
 
 const std::vector<std::string>& summary_columns() {
-  static const std::vector<std::string> cols{"experiment", "metric", "subject", "value", "unit", "detail"};
+  static const std::vector<std::string> cols{"experiment", "metric", "subject", "value", "unit",
+                                                "detail",     "dtype",  "rows",    "cols"};
   return cols;
 }
 
 std::string summary_csv(const std::string& experiment, const std::vector<SummaryRow>& rows) {
   std::string out = csv_line(summary_columns());
-  for (const auto& r : rows) out += csv_line({experiment, r.metric, r.subject, r.value, r.unit, r.detail});
+  for (const auto& r : rows)
+    out += csv_line({experiment, r.metric, r.subject, r.value, r.unit, r.detail, r.dtype,
+                     r.rows ? std::to_string(r.rows) : "", r.cols ? std::to_string(r.cols) : ""});
   return out;
 }
 

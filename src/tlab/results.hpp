@@ -1,6 +1,7 @@
 // The tidy results CSV (one row per configuration; columns in docs/csv-schema.md) and the
 // small derived-numbers CSV an experiment may add for its report section.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct SummaryRow {
   std::string value;
   std::string unit;
   std::string detail;   // the configuration it was computed at, e.g. "int32 16384x16384"
+  std::string dtype;    // the configuration again, as plottable columns ("" where not one)
+  std::int64_t rows = 0, cols = 0;
 };
 const std::vector<std::string>& summary_columns();
 std::string summary_csv(const std::string& experiment, const std::vector<SummaryRow>& rows);

@@ -27,6 +27,16 @@ class CpuExecutor final : public Executor {
  public:
   void verify(const Config& c) override { prepare(c); }
 
+  void apply(const Config& c, const void* in, void* out) override {
+    if (const std::string why = c.variant->refuses(c.dtype, c.shape); !why.empty()) throw std::invalid_argument(why);
+    const std::size_t bytes = static_cast<std::size_t>(c.shape.elements()) * dtype_size(c.dtype);
+    Buffers b{allocate(bytes), allocate(bytes)};
+    poison(b.out.get(), bytes);
+    std::memcpy(c.variant->placement == Placement::in_place ? b.out.get() : b.in.get(), in, bytes);
+    c.variant->kernels.at(c.dtype)(b.operands(c));
+    std::memcpy(out, b.out.get(), bytes);
+  }
+
   Result run(const Config& c, const TimingPolicy& p) override {
     Buffers b = prepare(c);
     const Operands op = b.operands(c);
@@ -65,11 +75,12 @@ class CpuExecutor final : public Executor {
     Buffers b{allocate(bytes), allocate(bytes)};
     Buffer want = allocate(bytes);
     fill_random(b.in.get(), c.shape.elements(), c.dtype);
+    make_mirror_pairs_differ(b.in.get(), c.shape, elem);
     const bool copy = v.produces == Produces::copy;
     if (copy) std::memcpy(want.get(), b.in.get(), bytes);
     else reference_transpose(b.in.get(), want.get(), c.shape, elem);
     if (v.placement == Placement::in_place) std::memcpy(b.out.get(), b.in.get(), bytes);
-    else poison(b.out.get(), bytes);
+    else poison_against(b.out.get(), want.get(), bytes);
     v.kernels.at(c.dtype)(b.operands(c));
     const Shape out_shape = copy ? c.shape : c.shape.transposed();
     if (std::string diff = compare_exact(b.out.get(), want.get(), out_shape, elem); !diff.empty())

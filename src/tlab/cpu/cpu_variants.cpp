@@ -16,7 +16,7 @@ void register_cpu_variants(Registry& r) {
     v.params = std::move(params);
     v.params.push_back({"opt", "build"});
     v.note = std::move(note);
-    v.kernels = instantiate(all_dtypes(), body);
+    v.kernels = instantiate_all(body);
     r.add(std::move(v));
   };
   auto in_view = [](auto tag, const Operands& op) {

@@ -7,10 +7,6 @@
 
 namespace tlab::cpu::TLAB_CPU_NS {
 
-inline std::vector<DType> inplace_types() {
-  return {DType::u8, DType::u16, DType::i32, DType::f32, DType::f64, DType::c128};
-}
-
 // Thresholds of seed 000's sweep; 128 was its best.
 inline const std::int64_t kObliviousThresholds[] = {32, 64, 128, 256, 512};
 
@@ -26,7 +22,7 @@ inline void register_inplace(Registry& r, const std::string& suffix, const std::
     v.note = std::move(note);
     v.params = std::move(params);
     v.params.push_back({"opt", opt});
-    v.kernels = instantiate(inplace_types(), body);
+    v.kernels = instantiate_all(body);
     r.add(std::move(v));
   };
   auto view = [](auto tag, const Operands& op) {

@@ -26,6 +26,21 @@ class GpuExecutor final : public Executor {
 
   void verify(const Config& c) override { prepare(c); }
 
+  void apply(const Config& c, const void* in, void* out) override {
+    if (const std::string why = c.variant->refuses(c.dtype, c.shape); !why.empty()) throw std::invalid_argument(why);
+    const std::size_t bytes = static_cast<std::size_t>(c.shape.elements()) * dtype_size(c.dtype);
+    const bool in_place = c.variant->placement == Placement::in_place;
+    Buffers b{gpu::DeviceBuffer(in_place ? 0 : bytes), gpu::DeviceBuffer(bytes)};
+    // Every copy and memset goes on the kernel's own stream: it is non-blocking, so work on
+    // the legacy default stream would not be ordered before the kernel.
+    TLAB_CUDA(cudaMemcpyAsync(in_place ? b.out.get() : b.in.get(), in, bytes, cudaMemcpyHostToDevice, stream_));
+    if (!in_place) TLAB_CUDA(cudaMemsetAsync(b.out.get(), kPoisonByte, bytes, stream_));
+    c.variant->kernels.at(c.dtype)(b.operands(c, stream_));
+    TLAB_CUDA_LAUNCHED();
+    TLAB_CUDA(cudaMemcpyAsync(out, b.out.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+    TLAB_CUDA(cudaStreamSynchronize(stream_));
+  }
+
   Result run(const Config& c, const TimingPolicy& p) override {
     Buffers b = prepare(c);
     const Operands op = b.operands(c, stream_);
@@ -94,20 +109,24 @@ class GpuExecutor final : public Executor {
     const bool in_place = v.placement == Placement::in_place;
     std::vector<unsigned char> host_in(bytes), want(bytes), got(bytes);
     fill_random(host_in.data(), c.shape.elements(), c.dtype);
+    make_mirror_pairs_differ(host_in.data(), c.shape, elem);
     const bool copy = v.produces == Produces::copy;
     if (copy) std::memcpy(want.data(), host_in.data(), bytes);
     else reference_transpose(host_in.data(), want.data(), c.shape, elem);
     Buffers b{gpu::DeviceBuffer(in_place ? 0 : bytes), gpu::DeviceBuffer(bytes)};
+    // All on stream_ (non-blocking): see apply().
     if (in_place) {
-      TLAB_CUDA(cudaMemcpy(b.out.get(), host_in.data(), bytes, cudaMemcpyHostToDevice));
+      TLAB_CUDA(cudaMemcpyAsync(b.out.get(), host_in.data(), bytes, cudaMemcpyHostToDevice, stream_));
     } else {
-      TLAB_CUDA(cudaMemcpy(b.in.get(), host_in.data(), bytes, cudaMemcpyHostToDevice));
-      TLAB_CUDA(cudaMemset(b.out.get(), kPoisonByte, bytes));
+      poison_against(got.data(), want.data(), bytes);
+      TLAB_CUDA(cudaMemcpyAsync(b.in.get(), host_in.data(), bytes, cudaMemcpyHostToDevice, stream_));
+      TLAB_CUDA(cudaMemcpyAsync(b.out.get(), got.data(), bytes, cudaMemcpyHostToDevice, stream_));
     }
     v.kernels.at(c.dtype)(b.operands(c, stream_));
     TLAB_CUDA_LAUNCHED();
     TLAB_CUDA(cudaStreamSynchronize(stream_));
-    TLAB_CUDA(cudaMemcpy(got.data(), b.out.get(), bytes, cudaMemcpyDeviceToHost));
+    TLAB_CUDA(cudaMemcpyAsync(got.data(), b.out.get(), bytes, cudaMemcpyDeviceToHost, stream_));
+    TLAB_CUDA(cudaStreamSynchronize(stream_));
     const Shape out_shape = copy ? c.shape : c.shape.transposed();
     if (std::string diff = compare_exact(got.data(), want.data(), out_shape, elem); !diff.empty())
       throw VerificationError(v.name + " " + dtype_name(c.dtype) + " " + to_string(c.shape) + ": " + diff);

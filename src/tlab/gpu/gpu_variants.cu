@@ -1,5 +1,10 @@
-#include "tlab/registry.hpp"
+#include "tlab/gpu/launch.cuh"
 
 namespace tlab {
-void register_gpu_variants(Registry&) {}
+void register_gpu_variants(Registry& r) {
+  gpu::register_gpu_naive(r);
+  gpu::register_gpu_tiled(r);
+  gpu::register_gpu_inplace(r);
+  gpu::register_gpu_peers(r);
+}
 }  // namespace tlab

@@ -1,0 +1,51 @@
+// Shared by the GPU family files: launch geometry and the one way a GPU variant is built.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tlab/gpu/check.cuh"
+#include "tlab/registry.hpp"
+
+namespace tlab::gpu {
+
+// gridDim.y and .z are limited to 65535; kernels loop over the rest (see tile loops), so a
+// tall matrix never needs a launch that the device refuses.
+constexpr std::int64_t kMaxGridY = 65535;
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+inline dim3 grid_2d(std::int64_t blocks_x, std::int64_t blocks_y) {
+  if (blocks_x > 0x7fffffff) throw std::invalid_argument("matrix too wide for one launch");
+  return dim3(static_cast<unsigned>(std::max<std::int64_t>(blocks_x, 1)),
+              static_cast<unsigned>(std::clamp<std::int64_t>(blocks_y, 1, kMaxGridY)));
+}
+
+inline cudaStream_t stream_of(const Operands& op) { return static_cast<cudaStream_t>(op.stream); }
+
+inline Variant gpu_variant(std::string name, std::string family, Placement placement,
+                           std::vector<Param> params, std::string note) {
+  Variant v;
+  v.name = std::move(name);
+  v.family = std::move(family);
+  v.backend = Backend::gpu;
+  v.placement = placement;
+  v.params = std::move(params);
+  v.note = std::move(note);
+  return v;
+}
+
+// The element types the GPU sweeps use; experiment 07 adds the others through the
+// families registered with all types.
+#define TLAB_GPU_MAIN_TYPES std::int32_t, float, double
+
+void register_gpu_naive(Registry& r);
+void register_gpu_tiled(Registry& r);
+void register_gpu_inplace(Registry& r);
+void register_gpu_peers(Registry& r);
+
+}  // namespace tlab::gpu

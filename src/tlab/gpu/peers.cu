@@ -1,0 +1,84 @@
+// What a transpose is measured against in the same run: cudaMemcpy device-to-device (the
+// roofline: the same bytes moved with no reordering), a plain copy kernel, and cuBLAS geam
+// (the library call a user would pick for a float or double transpose).
+#include <cublas_v2.h>
+
+#include <memory>
+
+#include "tlab/gpu/launch.cuh"
+
+namespace tlab::gpu {
+namespace {
+
+template <typename T> __global__ void copy_elements(const T* __restrict__ in, T* __restrict__ out, std::int64_t n) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    out[i] = in[i];
+}
+
+void check_cublas(cublasStatus_t s, const char* call) {
+  if (s != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
+}
+
+// One handle per process: creating it costs milliseconds and must stay out of the timings
+// (the executor's warm-up runs absorb the first call).
+cublasHandle_t cublas() {
+  static cublasHandle_t h = [] {
+    cublasHandle_t made{};
+    check_cublas(cublasCreate(&made), "cublasCreate");
+    return made;
+  }();
+  return h;
+}
+
+// Row-major rows x cols input is column-major cols x rows with ld = cols. Its transpose, row-
+// major cols x rows, is column-major rows x cols with ld = rows: C = 1 * A^T + 0 * C.
+template <typename T, typename F> void geam(F fn, const char* name, const Operands& op, T one, T zero) {
+  const int m = static_cast<int>(op.shape.rows), n = static_cast<int>(op.shape.cols);
+  if (op.shape.rows > 0x7fffffff || op.shape.cols > 0x7fffffff) throw std::invalid_argument("geam: sizes above 2^31");
+  check_cublas(cublasSetStream(cublas(), stream_of(op)), "cublasSetStream");
+  T* c = static_cast<T*>(op.out);
+  check_cublas(fn(cublas(), CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, static_cast<const T*>(op.in), n, &zero, c, m, c, m),
+               name);
+}
+
+}  // namespace
+
+void register_gpu_peers(Registry& r) {
+  Variant memcpy_v = gpu_variant("gpu/memcpy", "peer-memcpy", Placement::out_of_place, {},
+                                 "cudaMemcpyAsync device to device: the bandwidth ceiling");
+  memcpy_v.produces = Produces::copy;
+  memcpy_v.kernels = instantiate_all([](auto tag, const Operands& op) {
+    TLAB_CUDA(cudaMemcpyAsync(op.out, op.in, static_cast<std::size_t>(op.shape.elements()) * sizeof(decltype(tag)),
+                              cudaMemcpyDeviceToDevice, stream_of(op)));
+  });
+  r.add(std::move(memcpy_v));
+
+  Variant copy_v = gpu_variant("gpu/copy-kernel", "peer-copy", Placement::out_of_place, {},
+                               "element-wise copy kernel, grid-stride loop");
+  copy_v.produces = Produces::copy;
+  copy_v.kernels = instantiate_all([](auto tag, const Operands& op) {
+    using T = decltype(tag);
+    int sms = 0, dev = 0;
+    TLAB_CUDA(cudaGetDevice(&dev));
+    TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    const std::int64_t blocks = std::min<std::int64_t>(ceil_div(op.shape.elements(), 256), 32LL * sms);
+    copy_elements<T><<<static_cast<unsigned>(std::max<std::int64_t>(blocks, 1)), 256, 0, stream_of(op)>>>(
+        static_cast<const T*>(op.in), static_cast<T*>(op.out), op.shape.elements());
+    TLAB_CUDA_LAUNCHED();
+  });
+  r.add(std::move(copy_v));
+
+  Variant geam_v = gpu_variant("gpu/cublas-geam", "peer-cublas", Placement::out_of_place, {},
+                               "cuBLAS geam with op(A) = A^T (float, double, complex128)");
+  geam_v.kernels[DType::f32] = [](const Operands& op) { geam<float>(cublasSgeam, "cublasSgeam", op, 1.f, 0.f); };
+  geam_v.kernels[DType::f64] = [](const Operands& op) { geam<double>(cublasDgeam, "cublasDgeam", op, 1.0, 0.0); };
+  geam_v.kernels[DType::c128] = [](const Operands& op) {
+    static_assert(sizeof(Complex128) == sizeof(cuDoubleComplex));
+    geam<cuDoubleComplex>(cublasZgeam, "cublasZgeam", op, {1.0, 0.0}, {0.0, 0.0});
+  };
+  r.add(std::move(geam_v));
+}
+
+}  // namespace tlab::gpu

@@ -1,0 +1,119 @@
+// GPU suite: every GPU variant against the CPU reference. Exits 77 (skip) without a device.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <vector>
+
+#include "tlab/executor.hpp"
+#include "tlab/experiment.hpp"
+#include "tlab/reference.hpp"
+
+namespace {
+tlab::Executor& gpu() { return *tlab::executor_for(tlab::Backend::gpu, nullptr); }
+
+// Under compute-sanitizer everything runs tens of times slower: TLAB_GPU_TEST_SMALL keeps
+// the shapes that exercise edges and drops the large ones.
+bool small_only() { return std::getenv("TLAB_GPU_TEST_SMALL") != nullptr; }
+
+std::vector<tlab::Shape> awkward_shapes() {
+  std::vector<tlab::Shape> s{{1, 1}, {1, 7}, {7, 1}, {2, 2}, {31, 33}, {33, 31}, {97, 101}, {100, 100}, {129, 129}, {17, 1000}};
+  if (!small_only()) {
+    // Non-multiples of every tile, and more tile rows than gridDim.y allows (65535).
+    for (tlab::Shape x : {tlab::Shape{1000, 17}, {257, 255}, {1000, 1000}, {4000, 4000}, {70001, 5}, {5, 70001}, {2100001, 1}})
+      s.push_back(x);
+  }
+  return s;
+}
+}  // namespace
+
+TEST_CASE("every GPU variant matches the CPU reference on awkward shapes, for every element type") {
+  int checked = 0;
+  for (const tlab::Variant& v : tlab::registry().all()) {
+    if (v.backend != tlab::Backend::gpu || v.known_wrong) continue;
+    for (tlab::DType t : v.dtypes())
+      for (tlab::Shape s : awkward_shapes()) {
+        if (!v.refuses(t, s).empty()) continue;
+        CAPTURE(v.name);
+        const std::string type = tlab::dtype_name(t);
+        CAPTURE(type);
+        CAPTURE(tlab::to_string(s));
+        CHECK_NOTHROW(gpu().verify({&v, t, s}));
+        ++checked;
+      }
+  }
+  CHECK(checked > 500);
+}
+
+TEST_CASE("in-place GPU variants refuse non-square matrices") {
+  for (const tlab::Variant& v : tlab::registry().all())
+    if (v.backend == tlab::Backend::gpu && v.placement == tlab::Placement::in_place)
+      CHECK_THROWS_AS(gpu().verify({&v, tlab::DType::f32, {64, 32}}), std::invalid_argument);
+}
+
+// What seed 002's kernel computes: every TILE x TILE tile transposed where it lies.
+static std::vector<float> tiles_transposed_in_place(const std::vector<float>& a, std::int64_t n, std::int64_t tile) {
+  std::vector<float> out(a);
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < n; ++j) {
+      const std::int64_t ti = i / tile * tile, tj = j / tile * tile;
+      out[(ti + j - tj) * n + (tj + i - ti)] = a[i * n + j];
+    }
+  return out;
+}
+
+TEST_CASE("seed 002's in-place tiled kernel is a transpose only when the matrix is one tile") {
+  int wrong = 0;
+  for (const tlab::Variant* v : tlab::registry().matching("gpu/inplace-tiled-seed002/*")) {
+    REQUIRE(v->known_wrong);
+    const std::int64_t tile = std::atoll(v->param("block").c_str());
+    CAPTURE(v->name);
+    CHECK_NOTHROW(gpu().verify({v, tlab::DType::f32, {tile, tile}}));
+    for (std::int64_t n : {2 * tile, 8 * tile}) {
+      CAPTURE(n);
+      CHECK_THROWS_AS(gpu().verify({v, tlab::DType::f32, {n, n}}), tlab::VerificationError);
+      std::vector<float> in(n * n), got(n * n), want_t(n * n);
+      tlab::fill_random(in.data(), n * n, tlab::DType::f32);
+      gpu().apply({v, tlab::DType::f32, {n, n}}, in.data(), got.data());
+      tlab::reference_transpose(in.data(), want_t.data(), {n, n}, sizeof(float));
+      CHECK(std::memcmp(got.data(), want_t.data(), got.size() * sizeof(float)) != 0);
+      const auto per_tile = tiles_transposed_in_place(in, n, tile);
+      CHECK(std::memcmp(got.data(), per_tile.data(), got.size() * sizeof(float)) == 0);
+      ++wrong;
+    }
+  }
+  CHECK(wrong == 8);
+}
+
+TEST_CASE("a variant registered as wrong cannot be timed as a transpose") {
+  tlab::Options opt;
+  opt.experiment = "test";
+  tlab::ExperimentRun run(opt);
+  tlab::Sweep sweep{tlab::registry().matching("gpu/inplace-tiled-seed002/b16"), {tlab::DType::f32}, {{64, 64}}};
+  CHECK_THROWS_AS(run.run(sweep), std::logic_error);
+}
+
+TEST_CASE("kernels index with 64 bits: a matrix of more than 2^31 elements") {
+  if (small_only()) return;
+  const tlab::Shape s{46341, 46341};  // 2,147,488,281 one-byte elements > 2^31
+  const auto bytes = static_cast<std::size_t>(s.elements());
+  for (const char* name : {"gpu/tiled/t32-pad", "gpu/naive-rowread/b16", "gpu/inplace-naive/b32"}) {
+    const tlab::Variant& v = tlab::registry().get(name);
+    if (!v.supports(tlab::DType::u8)) continue;
+    CAPTURE(name);
+    CHECK_NOTHROW(gpu().verify({&v, tlab::DType::u8, s}));
+  }
+  CHECK(bytes > (std::size_t(1) << 31));
+}
+
+int main(int argc, char** argv) {
+  std::string why;
+  if (!tlab::executor_for(tlab::Backend::gpu, &why)) {
+    std::cout << "SKIP: GPU tests need a CUDA device: " << why << "\n";
+    return 77;
+  }
+  doctest::Context ctx(argc, argv);
+  return ctx.run();
+}
