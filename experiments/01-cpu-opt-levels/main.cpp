@@ -37,9 +37,9 @@ int main(int argc, char** argv) {
     const std::string at = "int32 " + tlab::to_string(big);
     auto med = [&](const std::string& v) { return tlab::median_of(results, v, tlab::DType::i32, big); };
     for (const auto& algo : kAlgorithms) {
-      run.add_summary({"speedup-O0-to-O3", algo, ratio(med(algo + "@O0"), med(algo + "@O3")), "x", at});
-      run.add_summary({"speedup-O1-to-O3", algo, ratio(med(algo + "@O1"), med(algo + "@O3")), "x", at});
-      run.add_summary({"speedup-over-naive-O3", algo, ratio(med("cpu/inplace-naive@O3"), med(algo + "@O3")), "x", at});
+      run.add_summary({"speedup-O0-to-O3", algo, ratio(med(algo + "@O0"), med(algo + "@O3")), "x", at, "int32", big.rows, big.cols});
+      run.add_summary({"speedup-O1-to-O3", algo, ratio(med(algo + "@O1"), med(algo + "@O3")), "x", at, "int32", big.rows, big.cols});
+      run.add_summary({"speedup-over-naive-O3", algo, ratio(med("cpu/inplace-naive@O3"), med(algo + "@O3")), "x", at, "int32", big.rows, big.cols});
     }
     // Best threshold per form and size: the seed reports 128 as best.
     for (const char* form : {"cpu/inplace-oblivious/t", "cpu/inplace-oblivious-seed/t"}) {
@@ -54,7 +54,8 @@ int main(int argc, char** argv) {
           }
         }
         if (!best.empty())
-          run.add_summary({"best-threshold", std::string(form) + "*@O3", best, "elements", "int32 " + tlab::to_string(s)});
+          run.add_summary({"best-threshold", std::string(form) + "*@O3", best, "elements",
+                         "int32 " + tlab::to_string(s), "int32", s.rows, s.cols});
       }
     }
   });

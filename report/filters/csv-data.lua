@@ -2,16 +2,20 @@
 
 Syntax (full description in report/README.md):
 
-  [text]{.csv-value src=F where=SEL value=COL [format=FMT] [pick=max:COL|min:COL]}
-      the single matching row's COL, formatted; the span's text is ignored.
-  [text]{.csv-count src=F [where=SEL]}
+  [text]{.csv-value src=F where=SEL value=COL|=EXPR [format=FMT] [pick=PICK]}
+      the single matching row's COL (or EXPR over the row's numeric columns, e.g.
+      value="=2*n*n*elem_bytes/ms*1e-6"), formatted; the span's text is ignored.
+  [text]{.csv-count src=F [where=SEL] [pick=PICK]}
       how many rows match (0 allowed; the file and the columns named must exist).
   [text]{.env-value key=KEY}
       a field of the enclosing experiment's env.json (NN-name.env.json, else env.json).
-  ::: {.csv-table src=F where=SEL rows=COL cols=COL value=COL [format=FMT]
-       [rows-format=FMT] [cols-format=FMT] [corner=TEXT] [caption=MARKDOWN]}
-  :::  a pivot table: one row per distinct `rows` value, one column per distinct `cols` value.
-  ::: {.csv-table src=F where=SEL columns="COL[:FMT],..." [headers="H,..."] [caption=MARKDOWN]}
+  ::: {.csv-table src=F where=SEL rows=KEY cols=KEY value=COL [format=FMT] [pick=PICK]
+       [rows-match=PAT] [cols-match=PAT] [rows-format=FMT] [cols-format=FMT] [corner=TEXT]
+       [caption=MARKDOWN]}
+  :::  a pivot table: one row per distinct `rows` key, one column per distinct `cols` key.
+       KEY: a column name, or a template naming columns in braces ("{rows}x{cols}");
+       PAT: a Lua pattern whose first capture (else the whole match) becomes the key.
+  ::: {.csv-table src=F where=SEL columns="COL[:FMT],..." [headers="H,..."] [pick=PICK] [caption=MARKDOWN]}
   :::  the matching rows, listed.
   ::: provenance
   :::  where the enclosing experiment's data came from (its results folder's env.json).
@@ -22,6 +26,9 @@ Syntax (full description in report/README.md):
   (glob: * and ?), col<n, col<=n, col>n, col>=n (numeric); v may list alternatives a|b.
   FMT: a Lua/printf format with one directive (%.2f, %d, %s, "%.1f GB/s"), or pow2
   (2^k with superscript when the value is a power of two).
+  PICK: "max:COL" or "min:COL", or several separated by commas, applied in turn: each keeps
+  the rows whose COL is the largest (smallest) among those left. A csv-value then takes the
+  first row left (in CSV order); a table or a count keeps them all.
   F: a bare file name is looked up in the data folder of the experiment the text belongs to;
   a path with a slash is relative to the repository root (data/published/...).
 
@@ -250,6 +257,54 @@ local function select_rows(csv, where)
   return out
 end
 
+-- "max:rows,max:cols": each step keeps the rows at the extreme of its column among those left.
+-- Rows whose column is not a number drop out; none left is an error.
+local function apply_pick(csv, rows, pick, msg)
+  if not pick or trim(pick) == "" then return rows end
+  for _, step in ipairs(split(pick, ",")) do
+    local how, col = trim(step):match("^(%a+):([%w_]+)$")
+    if not (how == "max" or how == "min") then fail("%s: pick=\"%s\" is not max:COL or min:COL (comma-separated)", msg, pick) end
+    need_column(csv, col, msg)
+    local best
+    for _, r in ipairs(rows) do
+      local x = tonumber(r[col])
+      if x and (not best or (how == "max" and x > best) or (how == "min" and x < best)) then best = x end
+    end
+    if not best then fail("%s: no numeric %s to pick", msg, col) end
+    local kept = {}
+    for _, r in ipairs(rows) do
+      if tonumber(r[col]) == best then kept[#kept + 1] = r end
+    end
+    rows = kept
+  end
+  return rows
+end
+
+-- value="=EXPR": Lua arithmetic over the row's columns (by name, as numbers). A name that is
+-- not a column, or a column that is not a number in this row, is an error.
+local function eval_expr(csv, row, expr, msg)
+  local env = setmetatable({}, {__index = function(_, name)
+    if name == "math" then return math end
+    if not csv.header[name] then
+      fail("%s: value=\"=%s\": no column '%s'; the file's columns are: %s", msg, expr, name, table.concat(csv.names, ","))
+    end
+    local x = tonumber(row[name])
+    if not x then fail("%s: value=\"=%s\": column %s is '%s', not a number", msg, expr, name, row[name]) end
+    return x
+  end})
+  local chunk, err = load("return " .. expr, "value", "t", env)
+  if not chunk then fail("%s: cannot read value=\"=%s\": %s", msg, expr, err) end
+  local ok, v = pcall(chunk)
+  if not ok then
+    if tostring(v):match("^csv%-data: ") then error(v, 0) end
+    fail("%s: value=\"=%s\" failed: %s", msg, expr, tostring(v))
+  end
+  if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
+    fail("%s: value=\"=%s\" gives %s, not a finite number", msg, expr, tostring(v))
+  end
+  return tostring(v)
+end
+
 -- --------------------------------------------------------------------------------- formats
 
 -- Returns a list of inlines. NA (the schema's "no value") is shown as NA, never as a blank.
@@ -332,26 +387,15 @@ local function csv_value(el, ctx)
   local csv = load_csv(path, shown)
   local msg = string.format('%s where="%s"', shown, a.where or "")
   if not a.value then fail("csv-value in %s: no value= column", msg) end
-  need_column(csv, a.value, msg)
+  local expr = a.value:match("^=(.+)$")
+  if not expr then need_column(csv, a.value, msg) end
   local rows = select_rows(csv, a.where)
-  if a.pick then
-    local how, col = a.pick:match("^(%a+):([%w_]+)$")
-    if not (how == "max" or how == "min") then fail("%s: pick=\"%s\" is not max:COL or min:COL", msg, a.pick) end
-    need_column(csv, col, msg)
-    local best
-    for _, r in ipairs(rows) do
-      local x = tonumber(r[col])
-      if x and (not best or (how == "max" and x > tonumber(best[col])) or (how == "min" and x < tonumber(best[col]))) then
-        best = r
-      end
-    end
-    if not best then fail("%s: no numeric %s to pick", msg, col) end
-    rows = {best}
-  end
+  if a.pick then rows = {apply_pick(csv, rows, a.pick, msg)[1]} end
   if #rows ~= 1 then
     fail("%s: %d rows match, a csv-value needs exactly one (narrow where= or add pick=)", msg, #rows)
   end
-  return pandoc.Span(format_value(rows[1][a.value], a.format, msg),
+  local v = expr and eval_expr(csv, rows[1], expr, msg) or rows[1][a.value]
+  return pandoc.Span(format_value(v, a.format, msg),
     pandoc.Attr("", {"csv-value"}, {{"data-csv-src", a.src}, {"data-csv-where", a.where or ""}}))
 end
 
@@ -362,13 +406,17 @@ local function csv_count(el, ctx)
   local path, shown = resolve_src(a.src, ctx, "csv-count")
   local csv = load_csv(path, shown)
   local conds = parse_where(a.where, shown)
-  local n = 0
+  local matched = {}
   for _, c in ipairs(conds) do need_column(csv, c.col, shown .. ' where="' .. a.where .. '"') end
   for _, r in ipairs(csv.rows) do
     local ok = true
     for _, c in ipairs(conds) do ok = ok and holds(c, r[c.col]) end
-    if ok then n = n + 1 end
+    if ok then matched[#matched + 1] = r end
   end
+  if a.pick and #matched > 0 then
+    matched = apply_pick(csv, matched, a.pick, string.format('%s where="%s"', shown, a.where or ""))
+  end
+  local n = #matched
   return pandoc.Span({pandoc.Str(tostring(n))},
     pandoc.Attr("", {"csv-count"}, {{"data-csv-src", a.src}, {"data-csv-where", a.where or ""}}))
 end
@@ -388,14 +436,36 @@ end
 
 local function is_number(s) return tonumber(s) ~= nil end
 
+-- A pivot key: a column's value, or a template "{rows}x{cols}"; then, with a pattern, its
+-- first capture (or whole match). A row whose key does not match the pattern is an error.
+local function key_maker(a, which, csv, msg)
+  local spec, pat = a[which], a[which .. "-match"]
+  local get
+  if spec:find("{", 1, true) then
+    for col in spec:gmatch("{([^}]*)}") do need_column(csv, col, msg) end
+    get = function(r) return (spec:gsub("{([^}]*)}", function(col) return r[col] end)) end
+  else
+    need_column(csv, spec, msg)
+    get = function(r) return r[spec] end
+  end
+  if not pat then return get end
+  return function(r)
+    local v = get(r)
+    local a1, b1, cap = v:find(pat)
+    if not a1 then fail("%s: %s=\"%s\" is '%s', which does not match %s-match=\"%s\"", msg, which, spec, v, which, pat) end
+    return cap or v:sub(a1, b1)
+  end
+end
+
 local function pivot_table(a, csv, rows, msg)
   for _, k in ipairs({"rows", "cols", "value"}) do
     if not a[k] then fail("csv-table in %s: pivot needs rows=, cols= and value=", msg) end
-    need_column(csv, a[k], msg)
   end
+  need_column(csv, a.value, msg)
+  local rkey, ckey = key_maker(a, "rows", csv, msg), key_maker(a, "cols", csv, msg)
   local rkeys, ckeys, seen_r, seen_c, cells = {}, {}, {}, {}, {}
   for _, r in ipairs(rows) do
-    local rk, ck = r[a.rows], r[a.cols]
+    local rk, ck = rkey(r), ckey(r)
     if not seen_r[rk] then seen_r[rk] = true; rkeys[#rkeys + 1] = rk end
     if not seen_c[ck] then seen_c[ck] = true; ckeys[#ckeys + 1] = ck end
     local key = rk .. "\0" .. ck
@@ -462,7 +532,7 @@ local function csv_table(el, ctx)
   local path, shown = resolve_src(a.src, ctx, "csv-table")
   local csv = load_csv(path, shown)
   local msg = string.format('%s where="%s"', shown, a.where or "")
-  local rows = select_rows(csv, a.where)
+  local rows = apply_pick(csv, select_rows(csv, a.where), a.pick, msg)
   local headers, aligns, widths, body
   if a.columns then
     headers, aligns, widths, body = list_table(a, csv, rows, msg)

@@ -38,7 +38,6 @@ class ExperimentRun {
   Options opt_;
   std::vector<Result> results_;
   std::vector<SummaryRow> summary_;
-  bool any_skipped_backend_ = false;
 };
 
 // Summary rows shared by the GPU experiments. Ratios are only ever taken between results
