@@ -78,14 +78,15 @@ set style fill solid 0.9 border lc rgb "#ffffff"
 set boxwidth 0.9
 set xrange [-0.8 : 15.0]
 set yrange [0 : hi * 1.1]
-set xtics ("tile 8" 1, "tile 16" 5, "tile 32" 9, "unrolled\n32×8" 13) scale 0 font ",10"
+xtics_groups = 'set xtics ("tile 8" 1, "tile 16" 5, "tile 32" 9, "unrolled\n32×8" 13) scale 0 font ",10"'
+@xtics_groups
 set ylabel "% of memcpy"
 # One key for the whole figure, under its title (drawn by the first panel only).
 set key at screen 0.5, 0.905 center center horizontal maxrows 1 font ",10" samplen 1.5 width 2
 set arrow 1 from graph 0, first 100 to graph 1, first 100 nohead ls 20 front
 
-nodata = 'set label 99 "no data in this run" at graph 0.5, 0.5 center; set key off; '.\
-  'plot [1:2][1:2] 3 notitle; unset label 99; set key on'
+nodata = 'set label 99 "no data in this run" at graph 0.5, 0.5 center; set key off; unset xtics; unset ytics; '.\
+  'plot [1:2][1:2] 3 notitle; unset label 99; set key on; set ytics; @xtics_groups'
 
 set multiplot layout 2, nsizes title "Tiled transposes by shared-memory layout, as a percentage of memcpy (dotted line)" font ",13" \
   margins 0.085, 0.98, 0.09, 0.83 spacing 0.05, 0.14

@@ -71,19 +71,20 @@ set output outdir . "/" . name . "-grid.svg"
 set palette defined (0 "#ffffd9", 0.5 "#7fcdbb", 1 "#1d91c0")
 set cbrange [lo : (hi > lo ? hi : lo + 1)]
 set cblabel "% of memcpy" font ",10"
-set colorbox vertical user origin screen 0.885, 0.15 size screen 0.02, 0.65
+cbox = 'set colorbox vertical user origin screen 0.885, 0.15 size screen 0.02, 0.65'
+@cbox
 set xrange [0.5 : 5.5]
 set yrange [3.5 : 6.5]
-set xtics ("2" 1, "4" 2, "8" 3, "16" 4, "32" 5) scale 0
-set ytics ("16" 4, "32" 5, "64" 6) scale 0
+grid_tics = 'set xtics ("2" 1, "4" 2, "8" 3, "16" 4, "32" 5) scale 0; set ytics ("16" 4, "32" 5, "64" 6) scale 0'
+@grid_tics
 set xlabel "SIDE (each thread moves TILE/SIDE elements; SIDE = TILE: one)" font ",10"
 set ylabel "TILE" font ",10"
 set object 1 rect from graph 0, 0 to graph 1, 1 fc rgb "#eeeeee" fs solid behind
 set key off
 set style fill solid 1.0 border lc rgb "#ffffff"
 
-nodata = 'set label 99 "no data in this run" at graph 0.5, 0.5 center; '.\
-  'plot [1:2][1:2] 3 notitle; unset label 99'
+nodata = 'set label 99 "no data in this run" at graph 0.5, 0.5 center; unset xtics; unset ytics; unset colorbox; '.\
+  'plot [1:2][1:2] 3 notitle; unset label 99; @grid_tics; @cbox'
 
 set multiplot layout nsizes, 2 title "Unrolled tiled transposes (float): bandwidth as a percentage of memcpy by (TILE, SIDE)" font ",13" \
   margins 0.08, 0.85, (nsizes > 1 ? 0.08 : 0.16), (nsizes > 1 ? 0.9 : 0.84) spacing 0.08, (nsizes > 2 ? 0.11 : 0.15)

@@ -62,6 +62,7 @@ int main(int argc, char** argv) {
                                       "gpu/naive-colread/b32", "gpu/tiled/t16-pad", "gpu/tiled/t32-pad",
                                       "gpu/tiled/t32-swizzle", "gpu/unrolled/t32x8-pad", "gpu/unrolled/t32x8-swizzle",
                                       "gpu/unrolled/t32x16-swizzle", "gpu/unrolled/t64x16-swizzle", "gpu/unrolled/t32x4-pad",
+                                      "gpu/unrolled/t64x4-pad",
                                       "gpu/inplace-naive/b16", "gpu/inplace-naive/b32", "gpu/inplace-tiled/*",
                                       "gpu/cublas-geam", "gpu/copy-kernel", "gpu/memcpy"}),
              {tlab::DType::f32, tlab::DType::f64}, shapes});

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <sstream>
@@ -129,11 +130,20 @@ Fields capture_environment(const std::string& command_line) {
       __VERSION__));
   f.emplace_back("cxx_flags", TLAB_CXX_FLAGS);
   f.emplace_back("build_type", TLAB_BUILD_TYPE);
+  // A copy of the tree without .git (a lent GPU machine, a container) gets the commit from
+  // whoever made the copy, through TLAB_GIT_COMMIT and TLAB_GIT_DIRTY.
   const std::string src = TLAB_SOURCE_DIR;
-  const std::string commit = command_output("git -C '" + src + "' rev-parse HEAD");
+  const char* given = std::getenv("TLAB_GIT_COMMIT");
+  const std::string commit =
+      given && *given ? given : command_output("git -C '" + src + "' rev-parse HEAD");
   f.emplace_back("git_commit", commit.empty() ? "unknown" : commit);
-  const std::string dirty = command_output("git -C '" + src + "' status --porcelain --untracked-files=no | head -c 1");
-  f.emplace_back("git_dirty", commit.empty() ? "unknown" : (dirty.empty() ? "no" : "yes"));
+  if (given && *given) {
+    const char* d = std::getenv("TLAB_GIT_DIRTY");
+    f.emplace_back("git_dirty", d && *d ? d : "unknown");
+  } else {
+    const std::string dirty = command_output("git -C '" + src + "' status --porcelain --untracked-files=no | head -c 1");
+    f.emplace_back("git_dirty", commit.empty() ? "unknown" : (dirty.empty() ? "no" : "yes"));
+  }
   f.emplace_back("command_line", command_line);
   std::string why;
   if (Executor* gpu = executor_for(Backend::gpu, &why)) {
