@@ -461,7 +461,8 @@ local function pivot_table(a, csv, rows, msg)
   for _, k in ipairs({"rows", "cols", "value"}) do
     if not a[k] then fail("csv-table in %s: pivot needs rows=, cols= and value=", msg) end
   end
-  need_column(csv, a.value, msg)
+  local expr = a.value:match("^=(.+)$")  -- value="=EXPR": computed from the row's columns
+  if not expr then need_column(csv, a.value, msg) end
   local rkey, ckey = key_maker(a, "rows", csv, msg), key_maker(a, "cols", csv, msg)
   local rkeys, ckeys, seen_r, seen_c, cells = {}, {}, {}, {}, {}
   for _, r in ipairs(rows) do
@@ -472,7 +473,7 @@ local function pivot_table(a, csv, rows, msg)
     if cells[key] ~= nil then
       fail("%s: two rows for %s=%s, %s=%s; narrow where=", msg, a.rows, rk, a.cols, ck)
     end
-    cells[key] = r[a.value]
+    cells[key] = expr and eval_expr(csv, r, expr, msg) or r[a.value]
   end
   -- Numbers sort by value (sizes); names keep the CSV's order (the experiment's own order).
   local function order(keys)
@@ -648,6 +649,22 @@ local function image(el)
   return el
 end
 
+-- ::: {.if-data src="FILE" absent="text"} keeps its content when FILE exists in the
+-- section's data folder, else becomes one paragraph saying the data is absent (for data that
+-- only some machines can produce, such as hardware counters). Runs before the other
+-- handlers, so the tables inside never look for a file that is not there.
+local function if_data_filter(ctx)
+  return {
+    Div = function(el)
+      if not el.classes:includes("if-data") then return nil end
+      local path, shown = resolve_src(el.attributes.src, ctx, "if-data")
+      if exists(path) then return pandoc.Div(el.content) end
+      local why = el.attributes.absent or "not measured in this run"
+      return pandoc.Div({pandoc.Para(markdown_inlines(why .. " (" .. shown .. " is absent)."))}, pandoc.Attr("", {"data-absent"}))
+    end,
+  }
+end
+
 local function filter_for(ctx)
   return {
     Span = function(el)
@@ -692,7 +709,8 @@ function Pandoc(doc)
     if b.t == "Div" and b.classes:includes("experiment") then
       flush()
       k = k + 1
-      for _, x in ipairs(pandoc.walk_block(pandoc.Div(b.content), filter_for(experiments[k])).content) do
+      local present = pandoc.walk_block(pandoc.Div(b.content), if_data_filter(experiments[k]))
+      for _, x in ipairs(pandoc.walk_block(present, filter_for(experiments[k])).content) do
         out[#out + 1] = x
       end
     else

@@ -65,6 +65,7 @@ void print_help(const ExperimentSpec& spec, const char* argv0) {
             << "  --reps N         exactly N timed repetitions per configuration (default: adaptive)\n"
             << "  --budget S       seconds of timed samples per configuration (default 2, quick 0.2)\n"
             << "  --variants GLOB  only the experiment's variants whose name matches GLOB\n"
+            << "  --types LIST     only these element types of the experiment's (e.g. float,double)\n"
             << "  --list           print the variants and configurations, run nothing\n"
             << "  --help           this text\n"
             << "exit codes: 0 done, 2 bad input, 3 a variant gave a wrong result, 1 other errors\n";
@@ -135,6 +136,14 @@ Options parse_experiment_args(int argc, char** argv, const ExperimentSpec& spec)
       budget_given = true;
     } else if (a == "--variants") {
       o.variant_glob = value(i, a);
+    } else if (a == "--types") {
+      for (const std::string& t : split(value(i, a), ',')) {
+        try {
+          o.types.push_back(parse_dtype(t));
+        } catch (const std::invalid_argument& e) {
+          throw UsageError(std::string("--types: ") + e.what());
+        }
+      }
     } else {
       throw UsageError("unknown option '" + a + "' (see --help)");
     }

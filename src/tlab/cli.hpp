@@ -30,6 +30,7 @@ struct Options {
   bool list = false;               // print the variants this program would run and exit
   std::vector<Shape> shapes;       // from --sizes, or the spec's defaults
   std::string variant_glob = "*";  // --variants: narrows the experiment's own choice
+  std::vector<DType> types;        // --types: narrows the experiment's element types (empty: all)
   TimingPolicy timing;
   std::string command_line;
 };

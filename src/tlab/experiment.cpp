@@ -27,11 +27,16 @@ std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
   // Grouped by (type, shape): an executor draws one fresh input and reference per group and
   // checks every variant of the group against it (the GPU's verification cost at 2^14 is
   // otherwise seconds per configuration).
-  for (DType t : sweep.dtypes)
+  auto wanted = [&](DType t) {
+    return opt_.types.empty() || std::find(opt_.types.begin(), opt_.types.end(), t) != opt_.types.end();
+  };
+  for (DType t : sweep.dtypes) {
+    if (!wanted(t)) continue;
     for (Shape s : sweep.shapes)
       for (const Variant* v : sweep.variants)
         if (glob_match(opt_.variant_glob, v->name) && executor_for(v->backend, nullptr) && v->refuses(t, s).empty())
           configs.push_back({v, t, s});
+  }
   if (skipped) {
     std::cerr << "[" << opt_.experiment << "] skipping " << skipped << " GPU configurations: " << skipped_why << "\n";
   }
