@@ -65,13 +65,17 @@ void ExperimentRun::finish() {
     std::cerr << "[" << opt_.experiment << "] nothing ran on this machine; no results written\n";
     return;
   }
-  const std::string base = opt_.out_dir + "/" + opt_.experiment;
-  write_file_atomic(base + ".csv", results_csv(opt_.experiment, results_));
-  if (!summary_.empty()) write_file_atomic(base + "-summary.csv", summary_csv(opt_.experiment, summary_));
-  const std::string env = to_json(capture_environment(opt_.command_line));
+  write_experiment_files(opt_, results_csv(opt_.experiment, results_), summary_);
+}
+
+void write_experiment_files(const Options& opt, const std::string& csv, const std::vector<SummaryRow>& summary) {
+  const std::string base = opt.out_dir + "/" + opt.experiment;
+  write_file_atomic(base + ".csv", csv);
+  if (!summary.empty()) write_file_atomic(base + "-summary.csv", summary_csv(opt.experiment, summary));
+  const std::string env = to_json(capture_environment(opt.command_line));
   write_file_atomic(base + ".env.json", env);
-  write_file_atomic(opt_.out_dir + "/env.json", env);
-  std::cerr << "[" << opt_.experiment << "] wrote " << base << ".csv (" << results_.size() << " rows)\n";
+  write_file_atomic(opt.out_dir + "/env.json", env);
+  std::cerr << "[" << opt.experiment << "] wrote " << base << ".csv\n";
 }
 
 namespace {

@@ -40,6 +40,11 @@ class ExperimentRun {
   std::vector<SummaryRow> summary_;
 };
 
+// Writes an experiment's files atomically into opt.out_dir: <experiment>.csv (the given
+// text), <experiment>-summary.csv (when there are summary rows), <experiment>.env.json and
+// env.json. For experiments whose rows are not per-variant results (08).
+void write_experiment_files(const Options& opt, const std::string& csv, const std::vector<SummaryRow>& summary);
+
 // Summary rows shared by the GPU experiments. Ratios are only ever taken between results
 // of the same run, at the same element type and shape.
 // metric "pct-of-<peer>": every result's bandwidth as a percentage of the peer's.

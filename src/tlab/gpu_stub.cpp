@@ -1,5 +1,7 @@
 // Linked instead of the GPU part when the build has no CUDA.
 #include "tlab/executor.hpp"
+#include "tlab/host_paths.hpp"
+#include "tlab/host_transpose.hpp"
 
 namespace tlab {
 Executor* gpu_executor(std::string* why) {
@@ -7,4 +9,17 @@ Executor* gpu_executor(std::string* why) {
   return nullptr;
 }
 void register_gpu_variants(Registry&) {}
+
+const char* issue_order_name(IssueOrder o) { return o == IssueOrder::depth_first ? "depth-first" : "breadth-first"; }
+std::int64_t pipeline_panel_rows(const PipelineOptions&, Shape, DType) { return 0; }
+std::uint64_t pipeline_device_bytes(const PipelineOptions&, Shape, DType) { return 0; }
+void transpose_host_to_host(const void*, void*, Shape, DType, const PipelineOptions&) {
+  throw std::runtime_error("transpose_host_to_host: this build has no CUDA");
+}
+std::vector<HostPathRow> measure_host_paths(DType, Shape, const TimingPolicy&, const std::vector<PipelineOptions>&,
+                                            std::string* why) {
+  if (why) *why = "this build has no CUDA (nvcc was not found or gpu=disabled)";
+  return {};
+}
+std::string host_paths_csv(const std::string&, const std::vector<HostPathRow>&) { return ""; }
 }  // namespace tlab

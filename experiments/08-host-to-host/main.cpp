@@ -1,0 +1,60 @@
+// Experiment 08: a transpose of data that lives in host memory. Where the time goes
+// (H2D, kernel, D2H) for pageable, pinned and managed memory with cudaMemcpy and
+// cudaMemcpyAsync (seed 001), and the streamed pipeline with depth-first and breadth-first
+// issue orders (seed 003) against the pinned-copy roofline measured in the same run.
+#include <iostream>
+
+#include "tlab/experiment.hpp"
+#include "tlab/host_paths.hpp"
+
+namespace {
+double median_where(const std::vector<tlab::HostPathRow>& rows, const std::string& c, const std::string& m,
+                    const std::string& api, const std::string& phase) {
+  for (const auto& r : rows)
+    if (r.case_name == c && r.memory == m && r.api == api && r.phase == phase) return r.summary.median;
+  return -1;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  tlab::ExperimentSpec spec{"08-host-to-host", "host-to-host transposes: copy/kernel breakdown and the streamed pipeline",
+                            tlab::parse_sizes("16384,32768x8192"), tlab::parse_sizes("2048")};
+  return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
+    const tlab::Options& opt = run.options();
+    if (opt.list) return;
+    std::vector<tlab::HostPathRow> rows;
+    std::vector<tlab::SummaryRow> summary;
+    for (const tlab::Shape& s : opt.shapes) {
+      const tlab::DType t = tlab::DType::f32;
+      std::vector<tlab::PipelineOptions> pipelines;
+      const std::int64_t small_panel = std::max<std::int64_t>(1, (std::int64_t(16) << 20) / (s.cols * 4));
+      for (std::int64_t panel : {std::int64_t(0), small_panel})
+        for (int streams : {1, 2, 3, 4})
+          for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first})
+            pipelines.push_back({panel, streams, order, tlab::PipelineOptions{}.kernel});
+      std::string why;
+      std::cerr << "[08-host-to-host] " << tlab::to_string(s) << " float\n";
+      auto got = tlab::measure_host_paths(t, s, opt.timing, pipelines, &why);
+      if (got.empty()) {
+        std::cerr << "[08-host-to-host] skipping: " << why << "\n";
+        return;
+      }
+      const std::string at = std::string("float ") + tlab::to_string(s);
+      const double both = median_where(got, "roofline", "pinned", "copy", "both");
+      for (const auto& r : got) {
+        if (r.case_name == "pipeline" && both > 0)
+          summary.push_back({"pct-of-pinned-copies", std::string(tlab::issue_order_name(r.pipeline.order)) + "/s" +
+                                                         std::to_string(r.pipeline.streams) + "/p" +
+                                                         std::to_string(r.pipeline.panel_rows),
+                             tlab::format_number(100 * both / r.summary.median, 4), "%", at, "float", s.rows, s.cols});
+        if (r.case_name == "breakdown" && r.phase != "total") {
+          const double total = median_where(got, "breakdown", r.memory, r.api, "total");
+          summary.push_back({"share-of-total", r.memory + "/" + r.api + "/" + r.phase,
+                             tlab::format_number(100 * r.summary.median / total, 4), "%", at, "float", s.rows, s.cols});
+        }
+      }
+      rows.insert(rows.end(), got.begin(), got.end());
+    }
+    tlab::write_experiment_files(opt, tlab::host_paths_csv(opt.experiment, rows), summary);
+  });
+}

@@ -1,0 +1,294 @@
+// Experiment 08's measuring code: host data, three kinds of host memory, two copy APIs,
+// the managed-memory paths, the streamed pipeline, and the pinned-copy roofline, all at one
+// shape in one run so that their ratios are meaningful.
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "tlab/csv.hpp"
+#include "tlab/executor.hpp"
+#include "tlab/gpu/device_buffer.cuh"
+#include "tlab/gpu/launch.cuh"
+#include "tlab/host_paths.hpp"
+#include "tlab/reference.hpp"
+#include "tlab/results.hpp"
+
+namespace tlab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+struct Pinned {
+  void* p = nullptr;
+  explicit Pinned(std::size_t n) {
+    const cudaError_t e = cudaMallocHost(&p, n);
+    if (e != cudaSuccess) throw ResourceError("pinned host memory: cannot allocate " + std::to_string(n >> 20) + " MiB");
+  }
+  ~Pinned() { cudaFreeHost(p); }
+};
+struct Managed {
+  void* p = nullptr;
+  explicit Managed(std::size_t n) { TLAB_CUDA(cudaMallocManaged(&p, n)); }
+  ~Managed() { cudaFree(p); }
+};
+
+#if CUDART_VERSION >= 13000
+void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
+  cudaMemLocation loc{};
+  loc.type = to_device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
+  loc.id = 0;
+  TLAB_CUDA(cudaMemPrefetchAsync(p, n, loc, 0, s));
+}
+#else
+void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
+  TLAB_CUDA(cudaMemPrefetchAsync(p, n, to_device ? 0 : cudaCpuDeviceId, s));
+}
+#endif
+
+class Bench {
+ public:
+  Bench(DType t, Shape s, const TimingPolicy& p) : t_(t), s_(s), p_(p), bytes_(s.elements() * dtype_size(t)) {
+    TLAB_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    TLAB_CUDA(cudaStreamCreateWithFlags(&stream2_, cudaStreamNonBlocking));
+    TLAB_CUDA(cudaEventCreate(&e0_));
+    TLAB_CUDA(cudaEventCreate(&e1_));
+    input_.reset(new unsigned char[bytes_]);
+    want_.reset(new unsigned char[bytes_]);
+    fill_random(input_.get(), s.elements(), t);
+    reference_transpose(input_.get(), want_.get(), s, dtype_size(t));
+    kernel_ = &registry().get(PipelineOptions{}.kernel).kernels.at(t);
+  }
+  ~Bench() {
+    cudaEventDestroy(e0_);
+    cudaEventDestroy(e1_);
+    cudaStreamDestroy(stream_);
+    cudaStreamDestroy(stream2_);
+  }
+
+  // Phases measured together, one sample of each per repetition of the whole sequence; the
+  // harness decides when to stop from the total. `sequence` returns the phase times. The
+  // path runs once first on a poisoned output, which must then equal `expected` exactly.
+  void phases(const std::string& case_name, const std::string& memory, const std::string& api,
+              const std::vector<std::string>& names, const std::function<std::vector<double>()>& sequence,
+              const std::function<const void*()>& output, const unsigned char* expected, void* poison_target,
+              const PipelineOptions& po = {}) {
+    if (poison_target) poison_against(poison_target, expected, bytes_);
+    sequence();
+    if (std::memcmp(output(), expected, bytes_) != 0)
+      throw VerificationError("08 " + case_name + " " + memory + " " + api + ": output differs from the reference");
+    std::vector<std::vector<double>> per(names.size());
+    int calls = 0;
+    const Timed total = measure(
+        [&] {
+          const auto t = sequence();
+          double sum = 0;
+          for (double x : t) sum += x;
+          if (++calls > p_.warmup)
+            for (std::size_t i = 0; i < t.size(); ++i) per[i].push_back(t[i]);
+          return sum;
+        },
+        p_);
+    if (names.size() == 1) return add(case_name, memory, api, names[0], bytes_of(names[0]), total.summary, total.stop, po);
+    for (std::size_t i = 0; i < names.size(); ++i)
+      add(case_name, memory, api, names[i], bytes_of(names[i]), summarize(per[i]), total.stop, po);
+    add(case_name, memory, api, "total", bytes_of("total"), total.summary, total.stop, po);
+  }
+
+  // One direction of a copy moves the matrix once; a kernel reads and writes it on the
+  // device; a host-to-host transpose (total) and both directions at once move it twice.
+  double bytes_of(const std::string& phase) const {
+    return phase == "h2d" || phase == "d2h" ? static_cast<double>(bytes_) : 2.0 * bytes_;
+  }
+
+  void add(std::string c, std::string m, std::string a, std::string ph, double bytes, Summary sum, std::string stop,
+           PipelineOptions po) {
+    HostPathRow r;
+    r.case_name = std::move(c);
+    r.memory = std::move(m);
+    r.api = std::move(a);
+    r.phase = std::move(ph);
+    r.pipeline = po;
+    r.dtype = t_;
+    r.shape = s_;
+    r.bytes = bytes;
+    r.summary = sum;
+    r.stop = std::move(stop);
+    r.verified = true;  // phases() throws before adding rows for a path that failed its check
+    rows.push_back(std::move(r));
+  }
+
+  double event_kernel(const void* in, void* out) {
+    Operands op;
+    op.in = in;
+    op.out = out;
+    op.shape = s_;
+    op.stream = stream_;
+    TLAB_CUDA(cudaEventRecord(e0_, stream_));
+    (*kernel_)(op);
+    TLAB_CUDA_LAUNCHED();
+    TLAB_CUDA(cudaEventRecord(e1_, stream_));
+    TLAB_CUDA(cudaEventSynchronize(e1_));
+    float ms = 0;
+    TLAB_CUDA(cudaEventElapsedTime(&ms, e0_, e1_));
+    return ms * 1e-3;
+  }
+
+  double copy(void* dst, const void* src, cudaMemcpyKind kind, bool async) {
+    const auto t0 = Clock::now();
+    if (async) {
+      TLAB_CUDA(cudaMemcpyAsync(dst, src, bytes_, kind, stream_));
+      TLAB_CUDA(cudaStreamSynchronize(stream_));
+    } else {
+      TLAB_CUDA(cudaMemcpy(dst, src, bytes_, kind));
+    }
+    return since(t0);
+  }
+
+  void run_all(const std::vector<PipelineOptions>& pipelines) {
+    gpu::DeviceBuffer d_in(bytes_), d_out(bytes_);
+    {  // Roofline: pinned copies alone, each way and both at once. They copy, so the
+       // expected result is the input itself.
+      Pinned a(bytes_), b(bytes_);
+      std::unique_ptr<unsigned char[]> back(new unsigned char[bytes_]);
+      std::memcpy(a.p, input_.get(), bytes_);
+      const unsigned char* in = input_.get();
+      auto h2d = [&] { return std::vector<double>{copy(d_in.get(), a.p, cudaMemcpyHostToDevice, true)}; };
+      auto arrived = [&]() -> const void* {
+        TLAB_CUDA(cudaMemcpy(back.get(), d_in.get(), bytes_, cudaMemcpyDeviceToHost));
+        return back.get();
+      };
+      phases("roofline", "pinned", "copy", {"h2d"}, h2d, arrived, in, nullptr);
+      auto d2h = [&] { return std::vector<double>{copy(b.p, d_in.get(), cudaMemcpyDeviceToHost, true)}; };
+      phases("roofline", "pinned", "copy", {"d2h"}, d2h, [&] { return b.p; }, in, b.p);
+      auto both = [&] {
+        const auto t0 = Clock::now();
+        TLAB_CUDA(cudaMemcpyAsync(d_out.get(), a.p, bytes_, cudaMemcpyHostToDevice, stream_));
+        TLAB_CUDA(cudaMemcpyAsync(b.p, d_in.get(), bytes_, cudaMemcpyDeviceToHost, stream2_));
+        TLAB_CUDA(cudaStreamSynchronize(stream_));
+        TLAB_CUDA(cudaStreamSynchronize(stream2_));
+        return std::vector<double>{since(t0)};
+      };
+      phases("roofline", "pinned", "copy", {"both"}, both, [&] { return b.p; }, in, b.p);
+    }
+    for (const char* mem : {"pageable", "pinned"}) {
+      const bool pinned = std::string(mem) == "pinned";
+      std::unique_ptr<Pinned> pin_in, pin_out;
+      std::unique_ptr<unsigned char[]> pg_in, pg_out;
+      void *in, *out;
+      if (pinned) {
+        pin_in = std::make_unique<Pinned>(bytes_);
+        pin_out = std::make_unique<Pinned>(bytes_);
+        in = pin_in->p;
+        out = pin_out->p;
+      } else {
+        pg_in.reset(new unsigned char[bytes_]);
+        pg_out.reset(new unsigned char[bytes_]);
+        in = pg_in.get();
+        out = pg_out.get();
+      }
+      std::memcpy(in, input_.get(), bytes_);
+      for (bool async : {false, true}) {
+        auto seq = [&] {
+          const double a = copy(d_in.get(), in, cudaMemcpyHostToDevice, async);
+          const double k = event_kernel(d_in.get(), d_out.get());
+          const double b = copy(out, d_out.get(), cudaMemcpyDeviceToHost, async);
+          return std::vector<double>{a, k, b};
+        };
+        phases("breakdown", mem, async ? "memcpyAsync" : "memcpy", {"h2d", "kernel", "d2h"}, seq, [&] { return out; },
+               want_.get(), out);
+      }
+    }
+    {  // Managed memory: the kernel reads and writes it directly.
+      Managed in(bytes_), out(bytes_);
+      auto touch_input_on_host = [&] { std::memcpy(in.p, input_.get(), bytes_); };
+      auto on_demand = [&] {
+        touch_input_on_host();  // pages back on the host before every sample (not timed)
+        const double k = event_kernel(in.p, out.p);
+        const auto t0 = Clock::now();
+        volatile unsigned char sink = 0;  // the host reads the output: pages migrate back
+        const auto* o = static_cast<const unsigned char*>(out.p);
+        for (std::size_t i = 0; i < bytes_; i += 4096) sink = sink + o[i];
+        return std::vector<double>{k, since(t0)};
+      };
+      phases("breakdown", "managed", "on-demand", {"kernel", "d2h"}, on_demand, [&] { return out.p; }, want_.get(),
+             out.p);
+      auto prefetched = [&] {
+        touch_input_on_host();
+        auto t0 = Clock::now();
+        prefetch(in.p, bytes_, true, stream_);
+        prefetch(out.p, bytes_, true, stream_);
+        TLAB_CUDA(cudaStreamSynchronize(stream_));
+        const double a = since(t0);
+        const double k = event_kernel(in.p, out.p);
+        t0 = Clock::now();
+        prefetch(out.p, bytes_, false, stream_);
+        TLAB_CUDA(cudaStreamSynchronize(stream_));
+        return std::vector<double>{a, k, since(t0)};
+      };
+      phases("breakdown", "managed", "prefetch", {"h2d", "kernel", "d2h"}, prefetched, [&] { return out.p; },
+             want_.get(), out.p);
+    }
+    {  // The pipeline, pinned: host to host in one call.
+      Pinned in(bytes_), out(bytes_);
+      std::memcpy(in.p, input_.get(), bytes_);
+      for (const PipelineOptions& po : pipelines) {
+        auto seq = [&] {
+          const auto t0 = Clock::now();
+          transpose_host_to_host(in.p, out.p, s_, t_, po);
+          return std::vector<double>{since(t0)};
+        };
+        PipelineOptions used = po;
+        used.panel_rows = pipeline_panel_rows(po, s_, t_);
+        phases("pipeline", "pinned", "pipeline", {"total"}, seq, [&] { return out.p; }, want_.get(), out.p, used);
+      }
+    }
+  }
+
+  std::vector<HostPathRow> rows;
+
+ private:
+  DType t_;
+  Shape s_;
+  TimingPolicy p_;
+  std::size_t bytes_;
+  cudaStream_t stream_{}, stream2_{};
+  cudaEvent_t e0_{}, e1_{};
+  std::unique_ptr<unsigned char[]> input_, want_;
+  const KernelFn* kernel_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<HostPathRow> measure_host_paths(DType t, Shape s, const TimingPolicy& p,
+                                            const std::vector<PipelineOptions>& pipelines, std::string* why) {
+  if (!executor_for(Backend::gpu, why)) return {};
+  Bench b(t, s, p);
+  b.run_all(pipelines);
+  return std::move(b.rows);
+}
+
+}  // namespace tlab
+
+namespace tlab {
+
+std::string host_paths_csv(const std::string& experiment, const std::vector<HostPathRow>& rows) {
+  std::string out = csv_line({"experiment", "case", "memory", "api", "phase", "order", "streams", "panel_rows", "dtype",
+                              "elem_bytes", "rows", "cols", "bytes_moved", "reps", "stop", "median_s", "mean_s", "min_s",
+                              "max_s", "ci_lo_s", "ci_hi_s", "gbs", "verified"});
+  for (const auto& r : rows) {
+    const bool pipe = r.case_name == "pipeline";
+    const Summary& s = r.summary;
+    out += csv_line({experiment, r.case_name, r.memory, r.api, r.phase, pipe ? issue_order_name(r.pipeline.order) : "",
+                     pipe ? std::to_string(r.pipeline.streams) : "", pipe ? std::to_string(r.pipeline.panel_rows) : "",
+                     dtype_name(r.dtype), std::to_string(dtype_size(r.dtype)), std::to_string(r.shape.rows),
+                     std::to_string(r.shape.cols), format_number(r.bytes, 15), std::to_string(s.n), r.stop,
+                     format_number(s.median), format_number(s.mean), format_number(s.min), format_number(s.max),
+                     format_number(s.ci_lo), format_number(s.ci_hi), format_number(r.bytes / s.median / 1e9),
+                     r.verified ? "yes" : "no"});
+  }
+  return out;
+}
+
+}  // namespace tlab

@@ -1,0 +1,39 @@
+// Transposing a matrix that lives in host memory through the GPU: a pipeline that cuts the
+// input into row panels and, per panel, copies it in, transposes it and copies the result
+// out (a 2-D strided copy into its columns of the output), spread over several streams so
+// that copies in both directions overlap the kernels. Device memory use is bounded by
+// streams x 2 panels, whatever the matrix size.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "tlab/dtype.hpp"
+#include "tlab/matrix.hpp"
+
+namespace tlab {
+
+enum class IssueOrder {
+  depth_first,   // panel by panel: H2D, kernel, D2H of one panel, then the next
+  breadth_first  // a round of panels at a time: all their H2Ds, then all kernels, then all D2Hs
+};
+const char* issue_order_name(IssueOrder o);
+
+struct PipelineOptions {
+  std::int64_t panel_rows = 0;  // 0: chosen so that one panel is about 64 MiB
+  int streams = 3;
+  IssueOrder order = IssueOrder::depth_first;
+  std::string kernel = "gpu/unrolled/t32x4-pad";  // any registered out-of-place GPU transpose
+};
+
+// The panel height the pipeline will use for (options, shape, dtype).
+std::int64_t pipeline_panel_rows(const PipelineOptions& o, Shape s, DType t);
+// Device bytes the pipeline will allocate.
+std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t);
+
+// out (cols x rows, host) = transpose of in (rows x cols, host). For overlap both should be
+// pinned (cudaMallocHost or cudaHostRegister); pageable memory works but serialises.
+// Before any byte is written: throws std::invalid_argument for bad options (no such kernel,
+// streams < 1), ResourceError when the device cannot hold the pipeline's buffers.
+void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const PipelineOptions& o);
+
+}  // namespace tlab
