@@ -26,12 +26,14 @@ int main(int argc, char** argv) {
     std::vector<tlab::SummaryRow> summary;
     for (const tlab::Shape& s : opt.shapes) {
       const tlab::DType t = tlab::DType::f32;
+      // Block shapes: full-width row panels of 1024 and 4096 rows (output rows of 4 and 16
+      // KiB), and square-ish blocks; each with 1..4 streams and both issue orders.
       std::vector<tlab::PipelineOptions> pipelines;
-      const std::int64_t small_panel = std::max<std::int64_t>(1, (std::int64_t(16) << 20) / (s.cols * 4));
-      for (std::int64_t panel : {std::int64_t(0), small_panel})
+      const std::int64_t all = s.cols;
+      for (auto [pr, pc] : {std::pair<std::int64_t, std::int64_t>{1024, all}, {4096, all}, {4096, 4096}, {2048, 8192}})
         for (int streams : {1, 2, 3, 4})
           for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first})
-            pipelines.push_back({panel, streams, order, tlab::PipelineOptions{}.kernel});
+            pipelines.push_back({pr, pc, streams, order, tlab::PipelineOptions{}.kernel});
       std::string why;
       std::cerr << "[08-host-to-host] " << tlab::to_string(s) << " float\n";
       auto got = tlab::measure_host_paths(t, s, opt.timing, pipelines, &why);
@@ -44,8 +46,9 @@ int main(int argc, char** argv) {
       for (const auto& r : got) {
         if (r.case_name == "pipeline" && both > 0)
           summary.push_back({"pct-of-pinned-copies", std::string(tlab::issue_order_name(r.pipeline.order)) + "/s" +
-                                                         std::to_string(r.pipeline.streams) + "/p" +
-                                                         std::to_string(r.pipeline.panel_rows),
+                                                         std::to_string(r.pipeline.streams) + "/b" +
+                                                         std::to_string(r.pipeline.panel_rows) + "x" +
+                                                         std::to_string(r.pipeline.panel_cols),
                              tlab::format_number(100 * both / r.summary.median, 4), "%", at, "float", s.rows, s.cols});
         if (r.case_name == "breakdown" && r.phase != "total") {
           const double total = median_where(got, "breakdown", r.memory, r.api, "total");

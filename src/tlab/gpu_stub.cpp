@@ -12,6 +12,7 @@ void register_gpu_variants(Registry&) {}
 
 const char* issue_order_name(IssueOrder o) { return o == IssueOrder::depth_first ? "depth-first" : "breadth-first"; }
 std::int64_t pipeline_panel_rows(const PipelineOptions&, Shape, DType) { return 0; }
+std::int64_t pipeline_panel_cols(const PipelineOptions&, Shape, DType) { return 0; }
 std::uint64_t pipeline_device_bytes(const PipelineOptions&, Shape, DType) { return 0; }
 void transpose_host_to_host(const void*, void*, Shape, DType, const PipelineOptions&) {
   throw std::runtime_error("transpose_host_to_host: this build has no CUDA");

@@ -1,8 +1,12 @@
 // Transposing a matrix that lives in host memory through the GPU: a pipeline that cuts the
-// input into row panels and, per panel, copies it in, transposes it and copies the result
-// out (a 2-D strided copy into its columns of the output), spread over several streams so
-// that copies in both directions overlap the kernels. Device memory use is bounded by
-// streams x 2 panels, whatever the matrix size.
+// input into blocks of panel_rows x panel_cols and, per block, copies it in, transposes it
+// and copies the result out (a 2-D strided copy into its place in the output), spread over
+// several streams so that copies in both directions overlap the kernels. Device memory use
+// is bounded by streams x 2 blocks, whatever the matrix size.
+//
+// The block shape matters for the copies: the output of a block is panel_cols rows of
+// panel_rows elements at a pitch of the whole output row, and narrow rows (a few KiB)
+// copy far slower than wide ones (docs/performance-notes.md, section 6).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,14 +23,16 @@ enum class IssueOrder {
 const char* issue_order_name(IssueOrder o);
 
 struct PipelineOptions {
-  std::int64_t panel_rows = 0;  // 0: chosen so that one panel is about 64 MiB
+  std::int64_t panel_rows = 0;  // 0: 4096, or all rows when fewer
+  std::int64_t panel_cols = 0;  // 0: 4096, or all columns when fewer
   int streams = 3;
   IssueOrder order = IssueOrder::depth_first;
   std::string kernel = "gpu/unrolled/t32x4-pad";  // any registered out-of-place GPU transpose
 };
 
-// The panel height the pipeline will use for (options, shape, dtype).
+// The block height and width the pipeline will use for (options, shape, dtype).
 std::int64_t pipeline_panel_rows(const PipelineOptions& o, Shape s, DType t);
+std::int64_t pipeline_panel_cols(const PipelineOptions& o, Shape s, DType t);
 // Device bytes the pipeline will allocate.
 std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t);
 

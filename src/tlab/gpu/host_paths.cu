@@ -171,6 +171,29 @@ class Bench {
         return std::vector<double>{since(t0)};
       };
       phases("roofline", "pinned", "copy", {"both"}, both, [&] { return b.p; }, in, b.p);
+      // The pipeline's output copies alone: the device matrix, read as panels of `width`
+      // rows, written to the host as `cols` rows of `width` elements at the output's pitch,
+      // exactly the pattern of a full-width panel pipeline's D2H copies.
+      for (std::int64_t width : {std::int64_t(1024), std::int64_t(4096)}) {
+        if (width > s_.rows || s_.rows % width != 0) continue;
+        const std::size_t e = dtype_size(t_);
+        auto* host = static_cast<unsigned char*>(b.p);
+        const auto* dev = static_cast<const unsigned char*>(d_in.get());  // holds the input
+        std::unique_ptr<unsigned char[]> expect(new unsigned char[bytes_]);
+        for (std::int64_t r0 = 0; r0 < s_.rows; r0 += width)
+          for (std::int64_t c = 0; c < s_.cols; ++c)
+            std::memcpy(expect.get() + (c * s_.rows + r0) * e, in + (r0 * s_.cols + c * width) * e, width * e);
+        auto strided = [&] {
+          const auto t0 = Clock::now();
+          for (std::int64_t r0 = 0; r0 < s_.rows; r0 += width)
+            TLAB_CUDA(cudaMemcpy2DAsync(host + r0 * e, s_.rows * e, dev + r0 * s_.cols * e, width * e, width * e,
+                                        s_.cols, cudaMemcpyDeviceToHost, stream_));
+          TLAB_CUDA(cudaStreamSynchronize(stream_));
+          return std::vector<double>{since(t0)};
+        };
+        phases("roofline", "pinned", "copy-2d-" + std::to_string(width * e) + "B", {"d2h"}, strided,
+               [&] { return b.p; }, expect.get(), b.p);
+      }
     }
     for (const char* mem : {"pageable", "pinned"}) {
       const bool pinned = std::string(mem) == "pinned";
@@ -241,6 +264,7 @@ class Bench {
         };
         PipelineOptions used = po;
         used.panel_rows = pipeline_panel_rows(po, s_, t_);
+        used.panel_cols = pipeline_panel_cols(po, s_, t_);
         phases("pipeline", "pinned", "pipeline", {"total"}, seq, [&] { return out.p; }, want_.get(), out.p, used);
       }
     }
@@ -274,14 +298,15 @@ std::vector<HostPathRow> measure_host_paths(DType t, Shape s, const TimingPolicy
 namespace tlab {
 
 std::string host_paths_csv(const std::string& experiment, const std::vector<HostPathRow>& rows) {
-  std::string out = csv_line({"experiment", "case", "memory", "api", "phase", "order", "streams", "panel_rows", "dtype",
+  std::string out = csv_line({"experiment", "case", "memory", "api", "phase", "order", "streams", "block", "dtype",
                               "elem_bytes", "rows", "cols", "bytes_moved", "reps", "stop", "median_s", "mean_s", "min_s",
                               "max_s", "ci_lo_s", "ci_hi_s", "gbs", "verified"});
   for (const auto& r : rows) {
     const bool pipe = r.case_name == "pipeline";
     const Summary& s = r.summary;
     out += csv_line({experiment, r.case_name, r.memory, r.api, r.phase, pipe ? issue_order_name(r.pipeline.order) : "",
-                     pipe ? std::to_string(r.pipeline.streams) : "", pipe ? std::to_string(r.pipeline.panel_rows) : "",
+                     pipe ? std::to_string(r.pipeline.streams) : "",
+                     pipe ? std::to_string(r.pipeline.panel_rows) + "x" + std::to_string(r.pipeline.panel_cols) : "",
                      dtype_name(r.dtype), std::to_string(dtype_size(r.dtype)), std::to_string(r.shape.rows),
                      std::to_string(r.shape.cols), format_number(r.bytes, 15), std::to_string(s.n), r.stop,
                      format_number(s.median), format_number(s.mean), format_number(s.min), format_number(s.max),
