@@ -27,10 +27,13 @@ int main(int argc, char** argv) {
     for (const tlab::Shape& s : opt.shapes) {
       const tlab::DType t = tlab::DType::f32;
       // Block shapes: full-width row panels of 1024 and 4096 rows (output rows of 4 and 16
-      // KiB), and square-ish blocks; each with 1..4 streams and both issue orders.
+      // KiB), square-ish blocks, and column stripes; each with 1..4 streams, both orders.
       std::vector<tlab::PipelineOptions> pipelines;
       const std::int64_t all = s.cols;
-      for (auto [pr, pc] : {std::pair<std::int64_t, std::int64_t>{1024, all}, {4096, all}, {4096, 4096}, {2048, 8192}})
+      // Column stripes (all rows x w) make every D2H contiguous and put the stride on the reads.
+      const std::int64_t rows = s.rows;
+      for (auto [pr, pc] : {std::pair<std::int64_t, std::int64_t>{1024, all}, {4096, all}, {4096, 4096}, {2048, 8192},
+                            {rows, 1024}, {rows, 4096}})
         for (int streams : {1, 2, 3, 4})
           for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first})
             pipelines.push_back({pr, pc, streams, order, tlab::PipelineOptions{}.kernel});

@@ -194,6 +194,32 @@ class Bench {
         phases("roofline", "pinned", "copy-2d-" + std::to_string(width * e) + "B", {"d2h"}, strided,
                [&] { return b.p; }, expect.get(), b.p);
       }
+      // The column-stripe pipeline's input copies alone: stripes of `width` columns read
+      // from the host at the input's pitch, packed on the device stripe after stripe.
+      for (std::int64_t width : {std::int64_t(1024), std::int64_t(4096)}) {
+        if (width > s_.cols || s_.cols % width != 0) continue;
+        const std::size_t e = dtype_size(t_);
+        const auto* host = static_cast<const unsigned char*>(a.p);  // holds the input
+        auto* dev = static_cast<unsigned char*>(d_out.get());
+        std::unique_ptr<unsigned char[]> expect(new unsigned char[bytes_]);
+        for (std::int64_t c0 = 0; c0 < s_.cols; c0 += width)
+          for (std::int64_t r = 0; r < s_.rows; ++r)
+            std::memcpy(expect.get() + (c0 * s_.rows + r * width) * e, in + (r * s_.cols + c0) * e, width * e);
+        auto strided = [&] {
+          const auto t0 = Clock::now();
+          for (std::int64_t c0 = 0; c0 < s_.cols; c0 += width)
+            TLAB_CUDA(cudaMemcpy2DAsync(dev + c0 * s_.rows * e, width * e, host + c0 * e, s_.cols * e, width * e,
+                                        s_.rows, cudaMemcpyHostToDevice, stream_));
+          TLAB_CUDA(cudaStreamSynchronize(stream_));
+          return std::vector<double>{since(t0)};
+        };
+        auto arrived_out = [&]() -> const void* {
+          TLAB_CUDA(cudaMemcpy(back.get(), d_out.get(), bytes_, cudaMemcpyDeviceToHost));
+          return back.get();
+        };
+        phases("roofline", "pinned", "copy-2d-" + std::to_string(width * e) + "B", {"h2d"}, strided, arrived_out,
+               expect.get(), nullptr);
+      }
     }
     for (const char* mem : {"pageable", "pinned"}) {
       const bool pinned = std::string(mem) == "pinned";
