@@ -31,9 +31,9 @@ int main(int argc, char** argv) {
       std::vector<tlab::PipelineOptions> pipelines;
       const std::int64_t all = s.cols;
       // Column stripes (all rows x w) make every D2H contiguous and put the stride on the reads.
-      const std::int64_t rows = s.rows;
+      const std::int64_t all_rows = s.rows;
       for (auto [pr, pc] : {std::pair<std::int64_t, std::int64_t>{1024, all}, {4096, all}, {4096, 4096}, {2048, 8192},
-                            {rows, 1024}, {rows, 4096}})
+                            {all_rows, 1024}, {all_rows, 4096}})
         for (int streams : {1, 2, 3, 4})
           for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first})
             pipelines.push_back({pr, pc, streams, order, tlab::PipelineOptions{}.kernel});
