@@ -13,19 +13,23 @@ RESULTS  ?= results/$(TAG)$(if $(QUICK),-quick,)
 EXP_ARGS  = $(if $(QUICK),--quick,) --out $(RESULTS)
 EXPERIMENTS = $(sort $(notdir $(wildcard experiments/[0-9][0-9]-*)))
 
-.PHONY: all build deps test report results report-only clean help $(addprefix exp-,$(shell seq -w 1 99))
+ASAN_BUILD ?= build-asan
+
+.PHONY: all build deps test test-sanitize report results report-only clean help docker-build docker-run $(addprefix exp-,$(shell seq -w 1 99))
 
 all: build
 
 help:
 	@echo "make             build (Release; CUDA parts when nvcc is found)"
 	@echo "make test        build and run the tests (GPU tests skip without a device)"
+	@echo "make test-sanitize   the CPU tests under AddressSanitizer and UBSan (build-asan/)"
 	@echo "make report      run every experiment this machine can run, render figures and report/build/report.html"
 	@echo "make report QUICK=1   the same with small sizes (minutes)"
 	@echo "make exp-01      run one experiment (results into RESULTS=$(RESULTS))"
 	@echo "make results     run the experiments only"
 	@echo "make report-only RESULTS=dir   render from existing results, no runs"
 	@echo "make clean       remove build outputs, figures and the report"
+	@echo "make docker-build / docker-run   the container: dependencies through scripts/install-deps, then make report"
 
 deps:
 	@scripts/install-deps
@@ -39,6 +43,18 @@ build: deps $(BUILD)/build.ninja
 test: build
 	@scripts/run-tests $(BUILD)
 
+# The CPU suites again, built with AddressSanitizer and UndefinedBehaviorSanitizer (any
+# report fails the test). GPU code is left out: compute-sanitizer covers it on a GPU machine
+# (scripts/gpu-suite sanitize).
+$(ASAN_BUILD)/build.ninja:
+	meson setup $(ASAN_BUILD) --buildtype=debugoptimized -Dgpu=disabled -Db_sanitize=address,undefined \
+	  -Db_lundef=false -Dcpp_args=-fno-sanitize-recover=undefined
+
+test-sanitize: deps $(ASAN_BUILD)/build.ninja
+	ninja -C $(ASAN_BUILD)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  scripts/run-tests $(ASAN_BUILD) --suite cpu
+
 exp-%: build
 	@scripts/run-experiments $(BUILD) "$(RESULTS)" "$(if $(QUICK),--quick,)" $*
 
@@ -51,5 +67,12 @@ report: results
 report-only: deps
 	@scripts/build-report "$(RESULTS)"
 
+IMAGE ?= transpose-lab
+docker-build:
+	docker build -t $(IMAGE) .
+
+docker-run:
+	docker run --rm --gpus all -v "$(CURDIR)/results:/results" $(IMAGE) $(if $(QUICK),report QUICK=1,report)
+
 clean:
-	rm -rf $(BUILD) report/build figures/*.svg
+	rm -rf $(BUILD) $(ASAN_BUILD) report/build figures/*.svg
