@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     const tlab::Options& opt = run.options();
     if (opt.list) return;
+    const std::string load_at_start = tlab::load_average();
     std::vector<tlab::HostPathRow> rows;
     std::vector<tlab::SummaryRow> summary;
     for (const tlab::Shape& s : opt.shapes) {
@@ -61,6 +62,6 @@ int main(int argc, char** argv) {
       }
       rows.insert(rows.end(), got.begin(), got.end());
     }
-    tlab::write_experiment_files(opt, tlab::host_paths_csv(opt.experiment, rows), summary);
+    tlab::write_experiment_files(opt, tlab::host_paths_csv(opt.experiment, rows), summary, load_at_start);
   });
 }

@@ -568,6 +568,26 @@ local function md_text(s) return (s:gsub("([\\`*_%[%]<>#$^~|])", "\\%1")) end
 
 local function md_blocks(text) return pandoc.read(text, "markdown").blocks end
 
+-- What in a run's environment record makes its numbers suspect: a machine already busy
+-- when the run started, or a GPU whose clocks were held back (nvidia-smi's clock event
+-- reasons other than "idle", read at the end of the run).
+local function run_warnings(env)
+  local out = {}
+  local load, cores = tonumber(env.load_average_1min_at_start or ""), tonumber(env.cpu_logical_cores or "")
+  if load and cores and load > 0.5 * cores then
+    out[#out + 1] = string.format("the machine was busy when this run started (1-minute load average %s on %d logical " ..
+      "cores); CPU timings may be slower than the machine can do.", env.load_average_1min_at_start, cores)
+  end
+  local reasons = env.gpu_smi_clock_event_reasons
+  local bits = reasons and tonumber((reasons:gsub("^0x", "")), 16)
+  if bits and (bits & ~1) ~= 0 then
+    out[#out + 1] = string.format("the GPU reported clock event reasons %s when this run ended (power, thermal or " ..
+      "applications limits), so its clocks may have been held back; compare gpu_smi_clocks_sm with gpu_smi_clocks_max_sm " ..
+      "in the environment record.", md_code(reasons))
+  end
+  return out
+end
+
 local function provenance(ctx)
   if not ctx then fail("a provenance block must sit inside an experiment section") end
   local env, _, envpath = env_of(ctx.dir, ctx.name)
@@ -596,6 +616,7 @@ local function provenance(ctx)
   end
   if env.command_line then s = s .. " Command: " .. md_code(env.command_line) .. "." end
   s = s .. " Environment record: " .. md_code(relpath(envpath)) .. "."
+  for _, w in ipairs(run_warnings(env)) do s = s .. "\n\n**Warning:** " .. w end
   return pandoc.Div(md_blocks(s), pandoc.Attr("", {"provenance"}))
 end
 

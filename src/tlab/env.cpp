@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "tlab/executor.hpp"
 
@@ -68,6 +69,47 @@ std::string cpu_model() {
   return m.empty() ? "unknown-cpu" : m;
 }
 
+std::string load_average() {
+  const std::string line = first_line_of("/proc/loadavg");
+  return line.substr(0, line.find(' '));
+}
+
+Fields nvidia_smi_fields() {
+  Fields f;
+  static const char* kBase[] = {"clocks.sm", "clocks.max.sm", "clocks.mem", "clocks.max.mem", "power.limit",
+                                "power.draw", "ecc.mode.current", "persistence_mode", "temperature.gpu",
+                                "driver_version"};
+  std::string query;
+  for (const char* k : kBase) query += (query.empty() ? "" : ",") + std::string(k);
+  const std::string base = command_output("nvidia-smi -i 0 --query-gpu=" + query + " --format=csv,noheader");
+  if (base.empty()) return f;
+  std::vector<std::string> values;
+  std::string cur;
+  for (char c : base + ",") {
+    if (c == ',') {
+      values.push_back(trim(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  for (std::size_t i = 0; i < values.size() && i < sizeof kBase / sizeof *kBase; ++i) {
+    std::string key = kBase[i];
+    for (char& c : key)
+      if (c == '.') c = '_';
+    f.emplace_back("gpu_smi_" + key, values[i]);
+  }
+  // The field was renamed from clocks_throttle_reasons to clocks_event_reasons; ask for both.
+  for (const char* reasons : {"clocks_event_reasons.active", "clocks_throttle_reasons.active"}) {
+    const std::string r = command_output(std::string("nvidia-smi -i 0 --query-gpu=") + reasons + " --format=csv,noheader");
+    if (!r.empty()) {
+      f.emplace_back("gpu_smi_clock_event_reasons", r);
+      break;
+    }
+  }
+  return f;
+}
+
 std::string utc_now_iso() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -111,6 +153,9 @@ Fields capture_environment(const std::string& command_line) {
   f.emplace_back("os", std::string(u.sysname) + " " + u.release + " " + u.machine);
   f.emplace_back("cpu_model", cpu_model());
   f.emplace_back("cpu_logical_cores", std::to_string(std::thread::hardware_concurrency()));
+  // CPU kernels run on one thread; verification uses all of them (not timed).
+  f.emplace_back("timed_threads_cpu", "1");
+  f.emplace_back("load_average_1min_at_end", load_average());
   f.emplace_back("cpu_governor", first_line_of("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"));
   for (int i = 0; i < 8; ++i) {
     const std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
@@ -148,6 +193,7 @@ Fields capture_environment(const std::string& command_line) {
   std::string why;
   if (Executor* gpu = executor_for(Backend::gpu, &why)) {
     for (auto& kv : gpu->describe()) f.push_back(kv);
+    for (auto& kv : nvidia_smi_fields()) f.push_back(kv);
   } else {
     f.emplace_back("gpu", "none (" + why + ")");
   }

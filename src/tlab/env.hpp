@@ -22,6 +22,12 @@ std::string machine_tag();
 std::string slug(const std::string& s);
 
 std::string cpu_model();
+std::string load_average();  // the 1-minute load average, from /proc/loadavg
+
+// What nvidia-smi reports about GPU 0 that changes a number: clocks (now and max), power
+// limit and draw, ECC, persistence, temperature, and why clocks are held back. Empty
+// without nvidia-smi. Keys start with "gpu_smi_".
+Fields nvidia_smi_fields();
 std::string utc_now_iso();
 
 }  // namespace tlab

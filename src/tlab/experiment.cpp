@@ -9,7 +9,16 @@
 
 namespace tlab {
 
+namespace {
+double physical_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? static_cast<double>(pages) * size : 0;
+}
+
+}  // namespace
+
 std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
+  swept_ = true;
   std::vector<Config> configs;
   std::string skipped_why;
   std::size_t skipped = 0;
@@ -40,6 +49,17 @@ std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
   if (skipped) {
     std::cerr << "[" << opt_.experiment << "] skipping " << skipped << " GPU configurations: " << skipped_why << "\n";
   }
+  for (const Variant* v : sweep.variants) matched_variant_ = matched_variant_ || glob_match(opt_.variant_glob, v->name);
+  // Refuse before measuring anything a configuration the host cannot hold: a CPU check
+  // needs input, output and reference; a GPU check stages input and reference on the host.
+  const double host_bytes = physical_memory_bytes();
+  for (const Config& c : configs) {
+    const double need = 3.0 * static_cast<double>(c.shape.elements()) * dtype_size(c.dtype);
+    if (host_bytes > 0 && need > host_bytes)
+      throw ResourceError("host memory: " + to_string(c.shape) + " " + dtype_name(c.dtype) + " needs about " +
+                          std::to_string(static_cast<long long>(need / (1 << 30))) + " GiB, this machine has " +
+                          std::to_string(static_cast<long long>(host_bytes / (1 << 30))) + " GiB");
+  }
   std::vector<Result> fresh;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const Config& c = configs[i];
@@ -60,19 +80,24 @@ std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
 }
 
 void ExperimentRun::finish() {
+  if (swept_ && !matched_variant_)
+    throw UsageError("--variants '" + opt_.variant_glob + "' matches none of this experiment's variants (see --list)");
   if (opt_.list) return;
   if (results_.empty()) {
     std::cerr << "[" << opt_.experiment << "] nothing ran on this machine; no results written\n";
     return;
   }
-  write_experiment_files(opt_, results_csv(opt_.experiment, results_), summary_);
+  write_experiment_files(opt_, results_csv(opt_.experiment, results_), summary_, load_at_start_);
 }
 
-void write_experiment_files(const Options& opt, const std::string& csv, const std::vector<SummaryRow>& summary) {
+void write_experiment_files(const Options& opt, const std::string& csv, const std::vector<SummaryRow>& summary,
+                            const std::string& load_at_start) {
   const std::string base = opt.out_dir + "/" + opt.experiment;
   write_file_atomic(base + ".csv", csv);
   if (!summary.empty()) write_file_atomic(base + "-summary.csv", summary_csv(opt.experiment, summary));
-  const std::string env = to_json(capture_environment(opt.command_line));
+  Fields fields = capture_environment(opt.command_line);
+  fields.emplace_back("load_average_1min_at_start", load_at_start.empty() ? "unknown" : load_at_start);
+  const std::string env = to_json(fields);
   write_file_atomic(base + ".env.json", env);
   write_file_atomic(opt.out_dir + "/env.json", env);
   std::cerr << "[" << opt.experiment << "] wrote " << base << ".csv\n";

@@ -20,7 +20,7 @@ struct Sweep {
 
 class ExperimentRun {
  public:
-  explicit ExperimentRun(Options opt) : opt_(std::move(opt)) {}
+  explicit ExperimentRun(Options opt) : opt_(std::move(opt)), load_at_start_(load_average()) {}
   const Options& options() const { return opt_; }
 
   // Runs every configuration the variants accept (in-place variants skip non-square
@@ -38,12 +38,15 @@ class ExperimentRun {
   Options opt_;
   std::vector<Result> results_;
   std::vector<SummaryRow> summary_;
+  std::string load_at_start_;  // a busy machine before the run is worth a warning
+  bool swept_ = false, matched_variant_ = false;  // for --variants that matches nothing
 };
 
 // Writes an experiment's files atomically into opt.out_dir: <experiment>.csv (the given
 // text), <experiment>-summary.csv (when there are summary rows), <experiment>.env.json and
 // env.json. For experiments whose rows are not per-variant results (08).
-void write_experiment_files(const Options& opt, const std::string& csv, const std::vector<SummaryRow>& summary);
+void write_experiment_files(const Options& opt, const std::string& csv, const std::vector<SummaryRow>& summary,
+                            const std::string& load_at_start = "");
 
 // Summary rows shared by the GPU experiments. Ratios are only ever taken between results
 // of the same run, at the same element type and shape.

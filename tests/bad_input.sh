@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Every experiment program answers bad input with one line on stderr and exit code 2, and
+# leaves no file behind: negative, zero, huge and malformed sizes, unknown flags, variants
+# and element types, an unwritable output folder, a size no host memory can hold.
+# usage: tests/bad_input.sh BUILD_DIR
+set -uo pipefail
+build=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0 checked=0
+expect_2() {  # program, then its arguments
+  local prog=$1
+  shift
+  local out="$tmp/out-$checked"
+  "$prog" "$@" --out "$out" > /dev/null 2> "$tmp/err"
+  local rc=$?
+  checked=$((checked + 1))
+  local lines
+  lines=$(grep -c . "$tmp/err")
+  if [[ $rc -ne 2 || $lines -ne 1 ]]; then
+    echo "FAIL: $(basename "$prog") $* -> exit $rc, $lines stderr lines:"; sed 's/^/    /' "$tmp/err" | head -5
+    failures=$((failures + 1))
+  fi
+  if [[ -n $(find "$out" -type f 2>/dev/null) ]]; then
+    echo "FAIL: $(basename "$prog") $* left files in its output folder"; failures=$((failures + 1))
+  fi
+}
+progs=()
+for p in "$build"/experiments/exp-[0-9][0-9]-*; do [[ -f $p && -x $p ]] && progs+=("$p"); done
+[[ ${#progs[@]} -gt 0 ]] || { echo "FAIL: no experiment programs in $build"; exit 1; }
+for p in "${progs[@]}"; do
+  expect_2 "$p" --sizes -5
+  expect_2 "$p" --sizes 0
+  expect_2 "$p" --sizes abc
+  expect_2 "$p" --sizes 12x
+  expect_2 "$p" --sizes 99999999999999999999
+  expect_2 "$p" --sizes 2^40
+  expect_2 "$p" --bogus-flag
+  expect_2 "$p" --reps
+  expect_2 "$p" --types complex7
+  expect_2 "$p" --budget -1
+done
+# An unwritable folder (a path below a regular file cannot be created, even as root).
+touch "$tmp/file"
+for p in "${progs[@]}"; do
+  "$p" --sizes 2^4 --out "$tmp/file/sub" > /dev/null 2> "$tmp/err"
+  rc=$?
+  checked=$((checked + 1))
+  [[ $rc -eq 2 && $(grep -c . "$tmp/err") -eq 1 ]] || { echo "FAIL: $(basename "$p") unwritable --out -> exit $rc"; failures=$((failures + 1)); }
+done
+# CPU experiment: variants that match nothing, and a size no host can hold.
+exp01="$build/experiments/exp-01-cpu-opt-levels"
+expect_2 "$exp01" --variants 'no-such-variant*'
+expect_2 "$exp01" --sizes 1048576
+echo "bad_input: $checked checks, $failures failures"
+[[ $failures -eq 0 ]]
