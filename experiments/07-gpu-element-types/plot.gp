@@ -136,8 +136,9 @@ set grid xtics ytics ls 9, ls 9
 set datafile nocolumnheaders
 set datafile separator whitespace
 
-nodata = 'set label 99 "no data in this run" at graph 0.5, 0.5 center; set key off; unset x2tics; '.\
-  'plot [1:2][1:2] 3 notitle; unset label 99; set key on'
+nodata = 'set label 99 "no data in this run" at graph 0.5, 0.5 center; set key off; '.\
+  'unset logscale; unset x2tics; unset xtics; unset ytics; set xlabel ""; '.\
+  'plot [1:2][1:2] 3 notitle; unset label 99; set key on; set xtics; set ytics'
 
 # ---- figure 1: against element size --------------------------------------------------------
 set terminal svg size 860,560 dynamic enhanced font "Helvetica,12" background "white"
@@ -177,6 +178,8 @@ set xtics auto font ",10"
 set format x "2^{%L}"
 set xlabel "aspect ratio rows / cols (input matrix)"
 unset xrange
+# The shapes themselves along the top (set again for each panel: a no-data panel removes them).
+x2setup = 'unset x2tics; '
 if (words(shapes) > 0) {
   rlo = 1e300; rhi = 0
   do for [j = 1:words(shapes)] {
@@ -184,14 +187,12 @@ if (words(shapes) > 0) {
     rlo = (x < rlo ? x : rlo); rhi = (x > rhi ? x : rhi)
   }
   set xrange [rlo / 1.6 : rhi * 1.6]
-  # The shapes themselves along the top.
-  set x2tics () font ",8" rotate by 30 left
+  set x2range [rlo / 1.6 : rhi * 1.6]
+  x2setup = 'set x2tics () font ",8" rotate by 30 left; set logscale x2 2; '
   do for [j = 1:words(shapes)] {
     s = word(shapes, j)
-    eval sprintf("set x2tics add (\"%d×%d\" %g)", rows_of(s), cols_of(s), 1.0 * rows_of(s) / cols_of(s))
+    x2setup = x2setup . sprintf("set x2tics add (\"%d×%d\" %g); ", rows_of(s), cols_of(s), 1.0 * rows_of(s) / cols_of(s))
   }
-  set logscale x2 2
-  set x2range [rlo / 1.6 : rhi * 1.6]
 }
 # One key for both panels, under the title; each kernel is titled in the first panel that has it.
 set key at screen 0.5, 0.845 center center horizontal maxcols 4 font ",10" samplen 2.5 width 1
@@ -201,6 +202,9 @@ set multiplot layout 1, 2 title (sq > 0 ? sprintf("Bandwidth as a percentage of 
   margins 0.07, 0.96, 0.11, 0.66 spacing 0.08
 do for [t in aspect_types] {
   set title t font ",12" offset 0, 0.4
+  set logscale x 2
+  set xlabel "aspect ratio rows / cols (input matrix)"
+  @x2setup
   set arrow 1 from graph 0, first 100 to graph 1, first 100 nohead ls 20 back
   cmd = ""
   do for [k = 1:nk] {

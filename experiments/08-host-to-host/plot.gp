@@ -139,9 +139,9 @@ set yrange [0 : (bhi > 0 ? bhi * 1.1 : 1)]
 set xrange [0.4 : nc + 0.6]
 set xtics () scale 0 font ",9"
 do for [j = 1:nc] { eval sprintf("set xtics add (\"%s\" %d)", word(config_labels, j), j) }
-set key at screen 0.5, 0.885 center center horizontal maxcols 4 font ",10" samplen 1.5 width 2
+set key top left Left reverse font ",10" samplen 1.5 opaque box lc rgb "#cccccc"
 set multiplot layout 1, (nb > 1 ? nb : 1) title "Where the time goes: a host-to-host transpose as H2D copy, kernel and D2H copy, stacked medians" font ",13" \
-  margins 0.08, 0.98, 0.14, 0.78 spacing 0.07
+  margins 0.07, 0.98, 0.12, 0.86 spacing 0.07
 if (nb == 0) {
   set title "breakdown"
   @nodata
@@ -149,6 +149,7 @@ if (nb == 0) {
 do for [k = 1:nb] {
   set title sprintf("float, %s", shape_label(word(bshapes, k))) font ",12"
   first = (k == 1)
+  if (!first) { set key off }
   eval sprintf("plot $B_%d using 1:($2 + $3 + $4) with boxes ls 3 title (first ? \"D2H\" : \"\"), "  .\
                "     $B_%d using 1:($2 + $3) with boxes ls 2 title (first ? \"kernel\" : \"\"), " .\
                "     $B_%d using 1:2 with boxes ls 1 title (first ? \"H2D\" : \"\"), " .\
