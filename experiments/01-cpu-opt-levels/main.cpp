@@ -1,6 +1,7 @@
 // Experiment 01: seed 000's CPU in-place transposes built at -O0..-O3, and the threshold
 // sweep of the cache-oblivious recursion at -O3.
 #include <algorithm>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,9 @@ std::string ratio(double num, double den) { return num > 0 && den > 0 ? tlab::fo
 int main(int argc, char** argv) {
   tlab::ExperimentSpec spec{"01-cpu-opt-levels",
                             "seed 000's in-place CPU transposes at -O0..-O3, and the oblivious threshold sweep",
-                            tlab::parse_sizes("2^8..2^14"), tlab::parse_sizes("2^8..2^11")};
+                            // Non-powers of two beside the seed's powers of two: with a row
+                            // stride of a multiple of 4 KiB a column maps to one cache set.
+                            tlab::parse_sizes("2^8..2^14,1000,4000"), tlab::parse_sizes("2^8..2^11,1000")};
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     tlab::Registry& reg = tlab::registry();
     tlab::register_cpu_opt_level_variants(reg);
@@ -31,15 +34,26 @@ int main(int argc, char** argv) {
     const auto results = run.run(sweep);
     if (results.empty()) return;
 
-    // Derived numbers for the report, at the largest square size that ran.
-    tlab::Shape big{0, 0};
-    for (const auto& r : results) big = r.config.shape.rows > big.rows ? r.config.shape : big;
-    const std::string at = "int32 " + tlab::to_string(big);
-    auto med = [&](const std::string& v) { return tlab::median_of(results, v, tlab::DType::i32, big); };
-    for (const auto& algo : kAlgorithms) {
-      run.add_summary({"speedup-O0-to-O3", algo, ratio(med(algo + "@O0"), med(algo + "@O3")), "x", at, "int32", big.rows, big.cols});
-      run.add_summary({"speedup-O1-to-O3", algo, ratio(med(algo + "@O1"), med(algo + "@O3")), "x", at, "int32", big.rows, big.cols});
-      run.add_summary({"speedup-over-naive-O3", algo, ratio(med("cpu/inplace-naive@O3"), med(algo + "@O3")), "x", at, "int32", big.rows, big.cols});
+    // Derived numbers for the report, at the largest power-of-two size that ran (the seed's
+    // sizes) and at the largest other size.
+    tlab::Shape big{0, 0}, big_other{0, 0};
+    for (const auto& r : results) {
+      const std::int64_t n = r.config.shape.rows;
+      tlab::Shape& slot = (n & (n - 1)) == 0 ? big : big_other;
+      if (n > slot.rows) slot = r.config.shape;
+    }
+    for (const auto& [s, suffix] : {std::pair<tlab::Shape, std::string>{big, ""}, {big_other, "-non-pow2"}}) {
+      if (s.rows == 0) continue;
+      const std::string at = "int32 " + tlab::to_string(s);
+      auto med = [&, s = s](const std::string& v) { return tlab::median_of(results, v, tlab::DType::i32, s); };
+      for (const auto& algo : kAlgorithms) {
+        run.add_summary({"speedup-O0-to-O3" + suffix, algo, ratio(med(algo + "@O0"), med(algo + "@O3")), "x", at, "int32",
+                         s.rows, s.cols});
+        run.add_summary({"speedup-O1-to-O3" + suffix, algo, ratio(med(algo + "@O1"), med(algo + "@O3")), "x", at, "int32",
+                         s.rows, s.cols});
+        run.add_summary({"speedup-over-naive-O3" + suffix, algo, ratio(med("cpu/inplace-naive@O3"), med(algo + "@O3")),
+                         "x", at, "int32", s.rows, s.cols});
+      }
     }
     // Best threshold per form and size: the seed reports 128 as best.
     for (const char* form : {"cpu/inplace-oblivious/t", "cpu/inplace-oblivious-seed/t"}) {

@@ -129,19 +129,19 @@ nodata = 'set label 99 "no data in this run" at graph 0.5, 0.5 center; set key o
 
 # ---- figure 1: breakdown --------------------------------------------------------------------
 nb = words(bshapes)
-set terminal svg size (nb > 1 ? 1100 : 640),600 dynamic enhanced font "Helvetica,12" background "white"
+set terminal svg size (nb > 1 ? 1100 : 760),600 dynamic enhanced font "Helvetica,12" background "white"
 set output outdir . "/" . name . "-breakdown.svg"
 set style fill solid 0.95 border lc rgb "#ffffff"
 set boxwidth 0.7
 set grid ytics ls 9
 set ylabel "median time (ms)"
-set yrange [0 : (bhi > 0 ? bhi * 1.1 : 1)]
+set yrange [0 : (bhi > 0 ? bhi * 1.25 : 1)]   # room for the key
 set xrange [0.4 : nc + 0.6]
 set xtics () scale 0 font ",9"
 do for [j = 1:nc] { eval sprintf("set xtics add (\"%s\" %d)", word(config_labels, j), j) }
 set key top left Left reverse font ",10" samplen 1.5 opaque box lc rgb "#cccccc"
-set multiplot layout 1, (nb > 1 ? nb : 1) title "Where the time goes: a host-to-host transpose as H2D copy, kernel and D2H copy, stacked medians" font ",13" \
-  margins 0.07, 0.98, 0.12, 0.86 spacing 0.07
+set multiplot layout 1, (nb > 1 ? nb : 1) title "Where the time goes: H2D copy, kernel and D2H copy (stacked medians)" font ",13" \
+  margins (nb > 1 ? 0.07 : 0.11), 0.98, 0.12, 0.86 spacing 0.07
 if (nb == 0) {
   set title "breakdown"
   @nodata
@@ -166,7 +166,7 @@ set style line 21 lc rgb "#b22222" lw 1.0 dt 2
 colors = "#1b6ca8 #d95f02 #1b9e77 #7570b3 #b8860b #e7298a #666666 #66a61e"
 pts = "7 5 9 13 11 15 3 1"
 np = words(pshapes)
-set terminal svg size (np > 1 ? 1100 : 640),620 dynamic enhanced font "Helvetica,12" background "white"
+set terminal svg size (np > 1 ? 1100 : 760),640 dynamic enhanced font "Helvetica,12" background "white"
 set output outdir . "/" . name . "-pipeline.svg"
 set grid xtics ytics ls 9, ls 9
 set xlabel "streams"
@@ -179,7 +179,8 @@ set label 1 "pinned H2D and D2H at once" at graph 0.02, first 100 offset 0, 0.6 
 set arrow 2 from graph 0, first 90 to graph 1, first 90 nohead ls 21 back
 set label 2 "goal" at graph 0.02, first 90 offset 0, -0.7 font ",9" tc rgb "#b22222"
 set key bottom right font ",9" samplen 3 spacing 1.05 opaque box lc rgb "#cccccc" width 1
-set multiplot layout 1, (np > 1 ? np : 1) title "The streamed host-to-host pipeline against the pinned-copy roofline (solid: depth-first, dashed: breadth-first)" font ",13"
+set multiplot layout 1, (np > 1 ? np : 1) title "The streamed pipeline against the pinned copies in both directions\n(solid: depth-first, dashed: breadth-first issue order)" font ",13" \
+  margins (np > 1 ? 0.07 : 0.11), 0.98, 0.1, 0.84 spacing 0.07
 if (np == 0) {
   set title "pipeline"
   @nodata
