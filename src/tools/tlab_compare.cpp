@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -438,7 +439,10 @@ void mark_headlines(std::vector<Row>& rows) {
 std::string folder_name(std::string p) {
   while (p.size() > 1 && p.back() == '/') p.pop_back();
   const std::string n = fs::path(p).filename().string();
-  return n.empty() || n == "." ? fs::absolute(p).lexically_normal().filename().string() : n;
+  if (!n.empty() && n != "." && n != "..") return n;
+  fs::path a = fs::absolute(p).lexically_normal();  // "." -> the folder's own name
+  if (a.filename().empty()) a = a.parent_path();
+  return a.filename().string();
 }
 
 std::string join_words(const std::vector<std::string>& names) {
@@ -450,15 +454,15 @@ std::string join_words(const std::vector<std::string>& names) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::cerr << kUsage;
-    return 2;
-  }
   for (int i = 1; i < argc; ++i)
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
       std::cout << kUsage;
       return 0;
     }
+  if (argc < 3) {
+    std::cerr << kUsage;
+    return 2;
+  }
   const std::string out_dir = argv[1];
   try {
     std::vector<Folder> folders;
@@ -511,7 +515,8 @@ int main(int argc, char** argv) {
       throw;
     }
     std::cerr << "tlab-compare: wrote " << join(out_dir, "compare.csv") << " (" << rows.size() << " rows) and "
-              << join(out_dir, "compare-machines.csv") << " (" << folders.size() << " folders)\n";
+              << join(out_dir, "compare-machines.csv") << " (" << folders.size()
+              << (folders.size() == 1 ? " folder)\n" : " folders)\n");
   } catch (const std::exception& e) {  // bad input, or OUT_DIR cannot be written
     std::cerr << "tlab-compare: " << e.what() << "\n";
     return 2;

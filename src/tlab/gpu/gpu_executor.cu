@@ -14,6 +14,7 @@
 #include "tlab/executor.hpp"
 #include "tlab/gpu/check.cuh"
 #include "tlab/gpu/device_buffer.cuh"
+#include "tlab/gpu/event_timer.cuh"
 #include "tlab/reference.hpp"
 
 namespace tlab {
@@ -46,16 +47,12 @@ class GpuExecutor final : public Executor {
   GpuExecutor() {
     TLAB_CUDA(cudaGetDeviceProperties(&prop_, 0));
     TLAB_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    TLAB_CUDA(cudaEventCreate(&start_));
-    TLAB_CUDA(cudaEventCreate(&stop_));
     // Twice L2: writing it evicts whatever the previous sample left there.
     flush_ = gpu::DeviceBuffer(2 * static_cast<std::size_t>(prop_.l2CacheSize));
     counter_ = gpu::DeviceBuffer(sizeof(unsigned long long));
   }
   ~GpuExecutor() override {
     // The process may be exiting with the CUDA context already torn down: ignore errors.
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
     cudaStreamDestroy(stream_);
   }
 
@@ -82,14 +79,7 @@ class GpuExecutor final : public Executor {
     const KernelFn& k = c.variant->kernels.at(c.dtype);
     auto sample = [&] {
       TLAB_CUDA(cudaMemsetAsync(flush_.get(), 0, flush_.bytes(), stream_));
-      TLAB_CUDA(cudaEventRecord(start_, stream_));
-      k(op);
-      TLAB_CUDA_LAUNCHED();
-      TLAB_CUDA(cudaEventRecord(stop_, stream_));
-      TLAB_CUDA(cudaEventSynchronize(stop_));
-      float ms = 0;
-      TLAB_CUDA(cudaEventElapsedTime(&ms, start_, stop_));
-      return ms * 1e-3;
+      return timer_.time(k, op);
     };
     return Result{c, measure(sample, p), "cold"};
   }
@@ -203,7 +193,7 @@ class GpuExecutor final : public Executor {
 
   cudaDeviceProp prop_{};
   cudaStream_t stream_{};
-  cudaEvent_t start_{}, stop_{};
+  gpu::EventTimer timer_;
   gpu::DeviceBuffer flush_, counter_;
   std::unique_ptr<Fixture> fixture_;
 };

@@ -9,6 +9,7 @@
 #include "tlab/csv.hpp"
 #include "tlab/executor.hpp"
 #include "tlab/gpu/device_buffer.cuh"
+#include "tlab/gpu/event_timer.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/host_paths.hpp"
 #include "tlab/reference.hpp"
@@ -52,8 +53,6 @@ class Bench {
   Bench(DType t, Shape s, const TimingPolicy& p) : t_(t), s_(s), p_(p), bytes_(s.elements() * dtype_size(t)) {
     TLAB_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     TLAB_CUDA(cudaStreamCreateWithFlags(&stream2_, cudaStreamNonBlocking));
-    TLAB_CUDA(cudaEventCreate(&e0_));
-    TLAB_CUDA(cudaEventCreate(&e1_));
     input_.reset(new unsigned char[bytes_]);
     want_.reset(new unsigned char[bytes_]);
     fill_random(input_.get(), s.elements(), t);
@@ -61,8 +60,6 @@ class Bench {
     kernel_ = &registry().get(PipelineOptions{}.kernel).kernels.at(t);
   }
   ~Bench() {
-    cudaEventDestroy(e0_);
-    cudaEventDestroy(e1_);
     cudaStreamDestroy(stream_);
     cudaStreamDestroy(stream2_);
   }
@@ -125,14 +122,7 @@ class Bench {
     op.out = out;
     op.shape = s_;
     op.stream = stream_;
-    TLAB_CUDA(cudaEventRecord(e0_, stream_));
-    (*kernel_)(op);
-    TLAB_CUDA_LAUNCHED();
-    TLAB_CUDA(cudaEventRecord(e1_, stream_));
-    TLAB_CUDA(cudaEventSynchronize(e1_));
-    float ms = 0;
-    TLAB_CUDA(cudaEventElapsedTime(&ms, e0_, e1_));
-    return ms * 1e-3;
+    return timer_.time(*kernel_, op);
   }
 
   double copy(void* dst, const void* src, cudaMemcpyKind kind, bool async) {
@@ -304,7 +294,7 @@ class Bench {
   TimingPolicy p_;
   std::size_t bytes_;
   cudaStream_t stream_{}, stream2_{};
-  cudaEvent_t e0_{}, e1_{};
+  gpu::EventTimer timer_;
   std::unique_ptr<unsigned char[]> input_, want_;
   const KernelFn* kernel_ = nullptr;
 };
