@@ -15,7 +15,8 @@ EXPERIMENTS = $(sort $(notdir $(wildcard experiments/[0-9][0-9]-*)))
 
 ASAN_BUILD ?= build-asan
 
-.PHONY: all build deps test test-sanitize report results report-only clean help docker-build docker-run $(addprefix exp-,$(shell seq -w 1 99))
+.PHONY: all build deps test test-sanitize report results report-only clean help docker-build docker-run \
+        gpu-test gpu-sanitize gpu-ncu $(addprefix exp-,$(shell seq -w 1 99))
 
 all: build
 
@@ -23,6 +24,7 @@ help:
 	@echo "make             build (Release; CUDA parts when nvcc is found)"
 	@echo "make test        build and run the tests (GPU tests skip without a device)"
 	@echo "make test-sanitize   the CPU tests under AddressSanitizer and UBSan (build-asan/)"
+	@echo "make gpu-test / gpu-sanitize / gpu-ncu   on a GPU machine: GPU tests, under compute-sanitizer, ncu counters"
 	@echo "make report      run every experiment this machine can run, render figures and report/build/report.html"
 	@echo "make report QUICK=1   the same with small sizes (minutes)"
 	@echo "make exp-01      run one experiment (results into RESULTS=$(RESULTS))"
@@ -67,6 +69,17 @@ report: results
 report-only: deps
 	@scripts/build-report "$(RESULTS)"
 
+# On a machine with a CUDA device: the GPU suite for real, under compute-sanitizer
+# (memcheck and racecheck, small sizes), and the Nsight Compute bank-conflict counters.
+gpu-test:
+	scripts/gpu-suite build && scripts/gpu-suite test
+
+gpu-sanitize:
+	scripts/gpu-suite build && scripts/gpu-suite sanitize
+
+gpu-ncu:
+	scripts/gpu-suite build && scripts/ncu-bank-conflicts build-gpu "$(RESULTS)"
+
 IMAGE ?= transpose-lab
 docker-build:
 	docker build -t $(IMAGE) .
@@ -75,4 +88,4 @@ docker-run:
 	docker run --rm --gpus all -v "$(CURDIR)/results:/results" $(IMAGE) $(if $(QUICK),report QUICK=1,report)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) report/build figures/*.svg
+	rm -rf $(BUILD) $(ASAN_BUILD) build-gpu report/build figures/*.svg
