@@ -16,7 +16,7 @@ EXPERIMENTS = $(sort $(notdir $(wildcard experiments/[0-9][0-9]-*)))
 ASAN_BUILD ?= build-asan
 
 .PHONY: all build deps test test-sanitize report results report-only clean help docker-build docker-run \
-        gpu-test gpu-sanitize gpu-ncu $(addprefix exp-,$(shell seq -w 1 99))
+        gpu-test gpu-sanitize gpu-ncu compare $(addprefix exp-,$(shell seq -w 1 99))
 
 all: build
 
@@ -30,6 +30,7 @@ help:
 	@echo "make exp-01      run one experiment (results into RESULTS=$(RESULTS))"
 	@echo "make results     run the experiments only"
 	@echo "make report-only RESULTS=dir   render from existing results, no runs"
+	@echo "make compare [RESULTS=\"dirA dirB\"]   one report over several machines: report/build/compare.html"
 	@echo "make clean       remove build outputs, figures and the report"
 	@echo "make docker-build / docker-run   the container: dependencies through scripts/install-deps, then make report"
 
@@ -79,6 +80,15 @@ gpu-sanitize:
 
 gpu-ncu:
 	scripts/gpu-suite build && scripts/ncu-bank-conflicts build-gpu "$(RESULTS)"
+
+# make compare RESULTS="dirA dirB ...": one report over several results folders (one machine
+# each), every GPU normalised to its own memcpy, the seeds' published GPUs as rows. Without
+# RESULTS given: every committed reference folder plus this machine's results folder.
+COMPARE_OUT ?= report/build
+COMPARE_DIRS = $(if $(filter command line environment environment override,$(origin RESULTS)),$(RESULTS),$(patsubst %/,%,$(sort $(wildcard results/reference/*/))) $(wildcard $(RESULTS)))
+
+compare: build
+	@BUILD_DIR="$(BUILD)" scripts/build-compare "$(COMPARE_OUT)" $(COMPARE_DIRS)
 
 IMAGE ?= transpose-lab
 docker-build:

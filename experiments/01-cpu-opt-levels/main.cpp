@@ -43,8 +43,9 @@ int main(int argc, char** argv) {
       if (n > slot.rows) slot = r.config.shape;
     }
     for (const auto& [s, suffix] : {std::pair<tlab::Shape, std::string>{big, ""}, {big_other, "-non-pow2"}}) {
-      if (s.rows == 0) continue;
-      const std::string at = "int32 " + tlab::to_string(s);
+      // Rows are written even when no such size ran (value NA), so that a report over any
+      // --sizes finds them.
+      const std::string at = s.rows ? "int32 " + tlab::to_string(s) : "no such size in this run";
       auto med = [&, s = s](const std::string& v) { return tlab::median_of(results, v, tlab::DType::i32, s); };
       for (const auto& algo : kAlgorithms) {
         run.add_summary({"speedup-O0-to-O3" + suffix, algo, ratio(med(algo + "@O0"), med(algo + "@O3")), "x", at, "int32",
