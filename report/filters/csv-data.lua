@@ -602,7 +602,7 @@ local function provenance(ctx)
     local renv = meta.results_dir and env_of(meta.results_dir, nil)
     local gpu_rows = false
     for _, r in ipairs(load_csv(ctx.dir .. "/" .. ctx.name .. ".csv", ctx.name .. ".csv").rows) do
-      gpu_rows = gpu_rows or r.backend == "gpu"
+      gpu_rows = gpu_rows or r.backend == "gpu" or r.case ~= nil  -- 08's host paths all use the GPU
     end
     -- "No GPU" is the reason only for an experiment that needs one and a run from this machine.
     if gpu_rows and renv and renv.host == meta.host and not has_gpu(renv) then
