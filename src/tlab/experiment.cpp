@@ -84,7 +84,8 @@ void ExperimentRun::finish() {
     throw UsageError("--variants '" + opt_.variant_glob + "' matches none of this experiment's variants (see --list)");
   if (opt_.list) return;
   if (results_.empty()) {
-    std::cerr << "[" << opt_.experiment << "] nothing ran on this machine; no results written\n";
+    // Experiments that write their own rows (08, 09) never sweep: nothing to say for them.
+    if (swept_) std::cerr << "[" << opt_.experiment << "] nothing ran on this machine; no results written\n";
     return;
   }
   write_experiment_files(opt_, results_csv(opt_.experiment, results_), summary_, load_at_start_);

@@ -20,6 +20,18 @@ std::string format_number(double v, int significant) {
   return buf;
 }
 
+const std::vector<std::string>& timing_columns() {
+  static const std::vector<std::string> cols{"reps", "stop", "median_s", "mean_s", "min_s", "max_s", "ci_lo_s", "ci_hi_s"};
+  return cols;
+}
+
+std::vector<std::string> timing_fields(const Summary& s, const std::string& stop) {
+  return {std::to_string(s.n),     stop,
+          format_number(s.median), format_number(s.mean),
+          format_number(s.min),    format_number(s.max),
+          format_number(s.ci_lo),  format_number(s.ci_hi)};
+}
+
 double bandwidth_gbs(const Result& r) {
   const double bytes = static_cast<double>(r.config.variant->bytes_moved(r.config.dtype, r.config.shape));
   return bytes / r.timed.summary.median / 1e9;
@@ -30,7 +42,7 @@ std::vector<std::string> results_row(const std::string& experiment, const Result
   const Summary& s = r.timed.summary;
   const double bytes = static_cast<double>(v.bytes_moved(r.config.dtype, r.config.shape));
   // The bandwidth interval is the time interval inverted: the slow end bounds it below.
-  return {experiment,
+  std::vector<std::string> row{experiment,
           v.name,
           v.family,
           backend_name(v.backend),
@@ -41,19 +53,11 @@ std::vector<std::string> results_row(const std::string& experiment, const Result
           std::to_string(r.config.shape.rows),
           std::to_string(r.config.shape.cols),
           format_number(bytes, 15),
-          r.cache,
-          std::to_string(s.n),
-          r.timed.stop,
-          format_number(s.median),
-          format_number(s.mean),
-          format_number(s.min),
-          format_number(s.max),
-          format_number(s.ci_lo),
-          format_number(s.ci_hi),
-          format_number(bytes / s.median / 1e9),
-          format_number(bytes / s.ci_hi / 1e9),
-          format_number(bytes / s.ci_lo / 1e9),
-          "yes"};
+          r.cache};
+  for (auto& f : timing_fields(s, r.timed.stop)) row.push_back(std::move(f));
+  for (double t : {s.median, s.ci_hi, s.ci_lo}) row.push_back(format_number(bytes / t / 1e9));
+  row.push_back("yes");
+  return row;
 }
 
 std::string results_csv(const std::string& experiment, const std::vector<Result>& rs) {

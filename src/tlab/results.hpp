@@ -32,4 +32,8 @@ double bandwidth_gbs(const Result& r);  // bytes moved / median time, in GB/s (1
 
 std::string format_number(double v, int significant = 6);
 
+// The timing columns every measurement CSV shares, and their values for one measurement.
+const std::vector<std::string>& timing_columns();  // reps, stop, median_s .. ci_hi_s
+std::vector<std::string> timing_fields(const Summary& s, const std::string& stop);
+
 }  // namespace tlab

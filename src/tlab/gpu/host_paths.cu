@@ -314,20 +314,31 @@ std::vector<HostPathRow> measure_host_paths(DType t, Shape s, const TimingPolicy
 namespace tlab {
 
 std::string host_paths_csv(const std::string& experiment, const std::vector<HostPathRow>& rows) {
-  std::string out = csv_line({"experiment", "case", "memory", "api", "phase", "order", "streams", "block", "dtype",
-                              "elem_bytes", "rows", "cols", "bytes_moved", "reps", "stop", "median_s", "mean_s", "min_s",
-                              "max_s", "ci_lo_s", "ci_hi_s", "gbs", "verified"});
+  std::vector<std::string> header{"experiment", "case",  "memory", "api",  "phase", "order",       "streams",
+                                  "block",      "dtype", "elem_bytes", "rows", "cols", "bytes_moved"};
+  for (const auto& c : timing_columns()) header.push_back(c);
+  header.push_back("gbs");
+  header.push_back("verified");
+  std::string out = csv_line(header);
   for (const auto& r : rows) {
     const bool pipe = r.case_name == "pipeline";
-    const Summary& s = r.summary;
-    out += csv_line({experiment, r.case_name, r.memory, r.api, r.phase, pipe ? issue_order_name(r.pipeline.order) : "",
-                     pipe ? std::to_string(r.pipeline.streams) : "",
-                     pipe ? std::to_string(r.pipeline.panel_rows) + "x" + std::to_string(r.pipeline.panel_cols) : "",
-                     dtype_name(r.dtype), std::to_string(dtype_size(r.dtype)), std::to_string(r.shape.rows),
-                     std::to_string(r.shape.cols), format_number(r.bytes, 15), std::to_string(s.n), r.stop,
-                     format_number(s.median), format_number(s.mean), format_number(s.min), format_number(s.max),
-                     format_number(s.ci_lo), format_number(s.ci_hi), format_number(r.bytes / s.median / 1e9),
-                     r.verified ? "yes" : "no"});
+    std::vector<std::string> f{experiment,
+                               r.case_name,
+                               r.memory,
+                               r.api,
+                               r.phase,
+                               pipe ? issue_order_name(r.pipeline.order) : "",
+                               pipe ? std::to_string(r.pipeline.streams) : "",
+                               pipe ? std::to_string(r.pipeline.panel_rows) + "x" + std::to_string(r.pipeline.panel_cols) : "",
+                               dtype_name(r.dtype),
+                               std::to_string(dtype_size(r.dtype)),
+                               std::to_string(r.shape.rows),
+                               std::to_string(r.shape.cols),
+                               format_number(r.bytes, 15)};
+    for (auto& x : timing_fields(r.summary, r.stop)) f.push_back(std::move(x));
+    f.push_back(format_number(r.bytes / r.summary.median / 1e9));
+    f.push_back(r.verified ? "yes" : "no");
+    out += csv_line(f);
   }
   return out;
 }

@@ -1,0 +1,76 @@
+#include "tlab/sort/sort_variants.hpp"
+
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "tlab/sort/matrix_sort.hpp"
+
+namespace tlab::sort {
+
+namespace {
+template <typename F> auto typed(DType t, F f) {
+  switch (t) {
+    case DType::i32: return f(std::int32_t{});
+    case DType::f32: return f(float{});
+    case DType::f64: return f(double{});
+    default: throw std::invalid_argument(std::string("matrix sort: no ") + dtype_name(t) + " version");
+  }
+}
+
+template <typename T> MatrixView<T> view(void* p, Shape s) { return MatrixView<T>(static_cast<T*>(p), s.rows, s.cols); }
+
+unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+}  // namespace
+
+const std::vector<DType>& sort_types() {
+  static const std::vector<DType> t{DType::i32, DType::f32, DType::f64};
+  return t;
+}
+
+const std::vector<SortVariant>& sort_variants() {
+  static const std::vector<SortVariant> v{
+      {"cpu/sort-sequential", "sort each row, then each column through a transpose; one thread", 1,
+       [](DType t, void* p, Shape s) {
+         typed(t, [&](auto tag) { sort_matrix_sequential(view<decltype(tag)>(p, s)); });
+         return 1;
+       }},
+      {"cpu/sort-threaded", "the same, rows and transposes split over all hardware threads", hardware_threads(),
+       [](DType t, void* p, Shape s) {
+         typed(t, [&](auto tag) { sort_matrix_threaded(view<decltype(tag)>(p, s), hardware_threads()); });
+         return 1;
+       }},
+      {"cpu/sort-seed-loop", "seed 003's loop: sort rows, transpose, sort rows, transpose, check, until sorted", 1,
+       [](DType t, void* p, Shape s) {
+         return typed(t, [&](auto tag) { return sort_matrix_seed_loop(view<decltype(tag)>(p, s), 64); });
+       }},
+  };
+  return v;
+}
+
+std::uint64_t multiset_fingerprint(const void* data, std::int64_t count, DType t) {
+  const std::size_t e = dtype_size(t);
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t sum = 0, mix = 0;
+  for (std::int64_t i = 0; i < count; ++i) {
+    std::uint64_t x = 0;
+    std::memcpy(&x, p + i * e, std::min<std::size_t>(e, 8));
+    // splitmix64 finaliser: spreads every bit so that sums of different multisets differ.
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    sum += x;
+    mix ^= x * 0xD6E8FEB86659FD93ull;
+  }
+  return sum ^ (mix << 1);
+}
+
+bool rows_and_columns_sorted(const void* data, Shape s, DType t) {
+  return typed(t, [&](auto tag) {
+    using T = decltype(tag);
+    return is_row_column_sorted(MatrixView<const T>(static_cast<const T*>(data), s.rows, s.cols));
+  });
+}
+
+}  // namespace tlab::sort
