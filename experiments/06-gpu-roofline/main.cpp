@@ -18,16 +18,26 @@ std::string gpu_peak_gbs() {
   return "";
 }
 
-void add_published_comparison(tlab::ExperimentRun& run) {
+struct Published {
+  std::vector<tlab::Record> seed000, seed004;
+};
+
+// Read before the sweep: a missing or malformed table must fail in a second, not after it.
+Published read_published() {
   const std::string dir = tlab::published_dir();
-  for (const auto& r : tlab::read_records(dir + "/000-gpu-bandwidth.csv", {"gpu", "peak_gbs", "variant", "n", "gbs"})) {
+  return {tlab::read_records(dir + "/000-gpu-bandwidth.csv", {"gpu", "peak_gbs", "variant", "n", "gbs"}),
+          tlab::read_records(dir + "/004-a800.csv", {"gpu", "peak_gbs", "variant", "n", "gbs"})};
+}
+
+void add_published_comparison(tlab::ExperimentRun& run, const Published& pub) {
+  for (const auto& r : pub.seed000) {
     if (r.at("variant").rfind("gpu_", 0) != 0) continue;
     run.add_summary({"published-pct-of-peak", "seed000/" + r.at("variant"),
                      tlab::format_number(100 * number(r, "gbs") / number(r, "peak_gbs"), 4), "%",
                      r.at("gpu") + " int " + r.at("n"), "int32", std::atoll(r.at("n").c_str()),
                      std::atoll(r.at("n").c_str())});
   }
-  const auto seed004 = tlab::read_records(dir + "/004-a800.csv", {"gpu", "peak_gbs", "variant", "n", "gbs"});
+  const auto& seed004 = pub.seed004;
   double memcpy004 = 0;
   for (const auto& r : seed004)
     if (r.at("variant") == "memcpy") memcpy004 = number(r, "gbs");
@@ -54,6 +64,7 @@ int main(int argc, char** argv) {
                             tlab::parse_sizes("1024,2048,4000,4096,5000,8192,16384,16384x1024,1024x16384"),
                             tlab::parse_sizes("1000,1024,1024x256")};
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
+    const Published published = read_published();
     const auto& shapes = run.options().shapes;
     tlab::Shape largest_square{0, 0};
     for (const auto& s : shapes)
@@ -72,6 +83,6 @@ int main(int argc, char** argv) {
     if (run.results().empty()) return;
     tlab::add_percent_of(run, "gpu/memcpy");
     tlab::add_best_of_family(run);
-    add_published_comparison(run);
+    add_published_comparison(run, published);
   });
 }

@@ -2,6 +2,7 @@
 // (H2D, kernel, D2H) for pageable, pinned and managed memory with cudaMemcpy and
 // cudaMemcpyAsync (seed 001), and the streamed pipeline with depth-first and breadth-first
 // issue orders (seed 003) against the pinned-copy roofline measured in the same run.
+#include <algorithm>
 #include <iostream>
 
 #include "tlab/experiment.hpp"
@@ -21,7 +22,23 @@ int main(int argc, char** argv) {
                             tlab::parse_sizes("16384,32768x8192"), tlab::parse_sizes("2048")};
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     const tlab::Options& opt = run.options();
-    if (opt.list) return;
+    // This experiment measures float paths, not registered variants: say so instead of
+    // silently ignoring the options.
+    if (!opt.types.empty() || opt.variant_glob != "*")
+      throw tlab::UsageError("--types and --variants do not apply to this experiment (float host paths)");
+    for (const tlab::Shape& s : opt.shapes) {
+      // Pinned in and out, pageable in and out, managed in and out, reference, input copy.
+      const double need = 8.0 * static_cast<double>(s.elements()) * 4;
+      const double have = tlab::executor_for(tlab::Backend::cpu, nullptr)->bytes_free();
+      if (have > 0 && need > have)
+        throw tlab::ResourceError("host memory: " + tlab::to_string(s) + " needs about " +
+                                  std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB, " +
+                                  std::to_string(static_cast<long long>(have / (1 << 20))) + " MiB exist");
+    }
+    if (opt.list) {
+      for (const tlab::Shape& s : opt.shapes) std::cout << "host paths float " << tlab::to_string(s) << "\n";
+      return;
+    }
     const std::string load_at_start = tlab::load_average();
     std::vector<tlab::HostPathRow> rows;
     std::vector<tlab::SummaryRow> summary;
@@ -36,8 +53,17 @@ int main(int argc, char** argv) {
       for (auto [pr, pc] : {std::pair<std::int64_t, std::int64_t>{1024, all}, {4096, all}, {4096, 4096}, {2048, 8192},
                             {all_rows, 1024}, {all_rows, 4096}})
         for (int streams : {1, 2, 3, 4})
-          for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first})
-            pipelines.push_back({pr, pc, streams, order, tlab::PipelineOptions{}.kernel});
+          for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first}) {
+            tlab::PipelineOptions o{pr, pc, streams, order, tlab::PipelineOptions{}.kernel};
+            // Small matrices clamp several block shapes to the same one: measure it once.
+            o.panel_rows = tlab::pipeline_panel_rows(o, s, tlab::DType::f32);
+            o.panel_cols = tlab::pipeline_panel_cols(o, s, tlab::DType::f32);
+            const bool seen = std::any_of(pipelines.begin(), pipelines.end(), [&](const tlab::PipelineOptions& q) {
+              return q.panel_rows == o.panel_rows && q.panel_cols == o.panel_cols && q.streams == o.streams &&
+                     q.order == o.order;
+            });
+            if (!seen) pipelines.push_back(o);
+          }
       std::string why;
       std::cerr << "[08-host-to-host] " << tlab::to_string(s) << " float\n";
       auto got = tlab::measure_host_paths(t, s, opt.timing, pipelines, &why);

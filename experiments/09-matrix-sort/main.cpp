@@ -1,6 +1,7 @@
 // Experiment 09: sorting a matrix so that every row and column is non-decreasing (seed 003).
 // CPU baselines for now: one pass sequential and threaded, and the seed's repeat-until-sorted
 // loop with its iteration count. Each sample sorts a fresh copy of the same unsorted input.
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <iostream>
@@ -17,6 +18,18 @@ int main(int argc, char** argv) {
                             tlab::parse_sizes("256,1024,1024x256")};
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     const tlab::Options& opt = run.options();
+    for (tlab::DType t : opt.types)
+      if (std::find(tlab::sort::sort_types().begin(), tlab::sort::sort_types().end(), t) == tlab::sort::sort_types().end())
+        throw tlab::UsageError(std::string("--types: the matrix sort has no ") + tlab::dtype_name(t) +
+                               " version (int32, float, double)");
+    for (const tlab::Shape& s : opt.shapes) {
+      const double need = 2.0 * static_cast<double>(s.elements()) * 8;  // input and work copy, widest type
+      const double have = tlab::executor_for(tlab::Backend::cpu, nullptr)->bytes_free();
+      if (have > 0 && need > have)
+        throw tlab::ResourceError("host memory: " + tlab::to_string(s) + " needs about " +
+                                  std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB, " +
+                                  std::to_string(static_cast<long long>(have / (1 << 20))) + " MiB exist");
+    }
     const std::string load_at_start = tlab::load_average();
     std::vector<std::string> header{"experiment", "variant", "dtype", "elem_bytes", "rows", "cols", "threads", "iterations"};
     for (const auto& c : tlab::timing_columns()) header.push_back(c);

@@ -46,6 +46,10 @@ class Executor {
   // Verifies, then times. Throws VerificationError or ResourceError.
   virtual Result run(const Config& c, const TimingPolicy& p) = 0;
   virtual std::string device_name() const = 0;
+  // Bytes one configuration of (t, s) needs on this backend's memory, and the bytes free
+  // there now: the runner refuses a sweep up front rather than failing hours into it.
+  virtual double bytes_needed(DType t, Shape s) const = 0;
+  virtual double bytes_free() const = 0;
   virtual Fields describe() const = 0;
 };
 

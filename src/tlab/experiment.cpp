@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 
 #include "tlab/csv.hpp"
@@ -47,19 +48,29 @@ std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
           configs.push_back({v, t, s});
   }
   if (skipped) {
+    backend_missing_ = true;
     std::cerr << "[" << opt_.experiment << "] skipping " << skipped << " GPU configurations: " << skipped_why << "\n";
   }
   for (const Variant* v : sweep.variants) matched_variant_ = matched_variant_ || glob_match(opt_.variant_glob, v->name);
-  // Refuse before measuring anything a configuration the host cannot hold: a CPU check
-  // needs input, output and reference; a GPU check stages input and reference on the host.
+  // Refuse before measuring anything a configuration the machine cannot hold: a check needs
+  // input, output and reference in host memory (a GPU check stages them there too), and
+  // the GPU fixture needs its buffers on the device.
   const double host_bytes = physical_memory_bytes();
+  auto refuse = [](const Config& c, const char* where, double need, double have) {
+    throw ResourceError(std::string(where) + " memory: " + to_string(c.shape) + " " + dtype_name(c.dtype) +
+                        " needs about " + std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB, " +
+                        std::to_string(static_cast<long long>(have / (1 << 20))) + " MiB are available");
+  };
   for (const Config& c : configs) {
     const double need = 3.0 * static_cast<double>(c.shape.elements()) * dtype_size(c.dtype);
-    if (host_bytes > 0 && need > host_bytes)
-      throw ResourceError("host memory: " + to_string(c.shape) + " " + dtype_name(c.dtype) + " needs about " +
-                          std::to_string(static_cast<long long>(need / (1 << 30))) + " GiB, this machine has " +
-                          std::to_string(static_cast<long long>(host_bytes / (1 << 30))) + " GiB");
+    if (host_bytes > 0 && need > host_bytes) refuse(c, "host", need, host_bytes);
+    if (c.variant->backend == Backend::gpu) {
+      Executor* e = executor_for(Backend::gpu, nullptr);
+      if (e->bytes_free() > 0 && e->bytes_needed(c.dtype, c.shape) > e->bytes_free())
+        refuse(c, "device", e->bytes_needed(c.dtype, c.shape), e->bytes_free());
+    }
   }
+  selected_ += configs.size();
   std::vector<Result> fresh;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const Config& c = configs[i];
@@ -82,6 +93,10 @@ std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
 void ExperimentRun::finish() {
   if (swept_ && !matched_variant_)
     throw UsageError("--variants '" + opt_.variant_glob + "' matches none of this experiment's variants (see --list)");
+  // Every backend was there, yet the sizes and types given left nothing to run: say so,
+  // rather than exit 0 with no results.
+  if (swept_ && selected_ == 0 && !backend_missing_)
+    throw UsageError("the sizes and types given select no configuration of this experiment (see --list and --help)");
   if (opt_.list) return;
   if (results_.empty()) {
     // Experiments that write their own rows (08, 09) never sweep: nothing to say for them.
@@ -96,6 +111,7 @@ void write_experiment_files(const Options& opt, const std::string& csv, const st
   const std::string base = opt.out_dir + "/" + opt.experiment;
   write_file_atomic(base + ".csv", csv);
   if (!summary.empty()) write_file_atomic(base + "-summary.csv", summary_csv(opt.experiment, summary));
+  else std::remove((base + "-summary.csv").c_str());  // an older run's summary must not pose as this one's
   Fields fields = capture_environment(opt.command_line);
   fields.emplace_back("load_average_1min_at_start", load_at_start.empty() ? "unknown" : load_at_start);
   const std::string env = to_json(fields);

@@ -40,6 +40,8 @@ class ExperimentRun {
   std::vector<SummaryRow> summary_;
   std::string load_at_start_;  // a busy machine before the run is worth a warning
   bool swept_ = false, matched_variant_ = false;  // for --variants that matches nothing
+  bool backend_missing_ = false;                  // a GPU sweep on a machine without a GPU
+  std::size_t selected_ = 0;                      // configurations the options selected
 };
 
 // Writes an experiment's files atomically into opt.out_dir: <experiment>.csv (the given

@@ -14,6 +14,12 @@ const char* issue_order_name(IssueOrder o) { return o == IssueOrder::depth_first
 std::int64_t pipeline_panel_rows(const PipelineOptions&, Shape, DType) { return 0; }
 std::int64_t pipeline_panel_cols(const PipelineOptions&, Shape, DType) { return 0; }
 std::uint64_t pipeline_device_bytes(const PipelineOptions&, Shape, DType) { return 0; }
+struct HostTransposePlan::Impl {};
+HostTransposePlan::HostTransposePlan(Shape, DType, const PipelineOptions&) {
+  throw std::runtime_error("HostTransposePlan: this build has no CUDA");
+}
+HostTransposePlan::~HostTransposePlan() = default;
+void HostTransposePlan::execute(const void*, void*) {}
 void transpose_host_to_host(const void*, void*, Shape, DType, const PipelineOptions&) {
   throw std::runtime_error("transpose_host_to_host: this build has no CUDA");
 }

@@ -9,6 +9,7 @@
 // copy far slower than wide ones (docs/performance-notes.md, section 6).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "tlab/dtype.hpp"
@@ -36,6 +37,24 @@ std::int64_t pipeline_panel_cols(const PipelineOptions& o, Shape s, DType t);
 // Device bytes the pipeline will allocate.
 std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t);
 
+// The pipeline's streams and device blocks for one (shape, type, options), allocated once so
+// that repeated transposes (and their timing) do not pay for allocation. Construction throws
+// as transpose_host_to_host does, before any byte is written.
+class HostTransposePlan {
+ public:
+  HostTransposePlan(Shape s, DType t, const PipelineOptions& o);
+  ~HostTransposePlan();
+  HostTransposePlan(const HostTransposePlan&) = delete;
+  HostTransposePlan& operator=(const HostTransposePlan&) = delete;
+  // out (cols x rows, host) = transpose of in (rows x cols, host); returns when done.
+  void execute(const void* in, void* out);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// One plan, used once.
 // out (cols x rows, host) = transpose of in (rows x cols, host). For overlap both should be
 // pinned (cudaMallocHost or cudaHostRegister); pageable memory works but serialises.
 // Before any byte is written: throws std::invalid_argument for bad options (no such kernel,

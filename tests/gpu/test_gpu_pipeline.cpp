@@ -89,3 +89,18 @@ TEST_CASE("the pipeline refuses bad options and short device memory before writi
   CHECK_THROWS_AS(tlab::transpose_host_to_host(in.data(), out.data(), huge, tlab::DType::f32, greedy), tlab::ResourceError);
   for (float x : out) REQUIRE(x == -7.0f);  // nothing half-written
 }
+
+TEST_CASE("one pipeline plan executed many times gives the exact transpose each time") {
+  const tlab::Shape s{1000, 777};
+  const std::size_t bytes = static_cast<std::size_t>(s.elements()) * sizeof(float);
+  PinnedBuf in(bytes), out(bytes);
+  std::vector<unsigned char> want(bytes);
+  tlab::HostTransposePlan plan(s, tlab::DType::f32, {256, 300, 3, tlab::IssueOrder::breadth_first, "gpu/unrolled/t32x4-pad"});
+  for (int i = 0; i < 4; ++i) {  // fresh data each time: a stale block from the last call must show
+    tlab::fill_random(in.p, s.elements(), tlab::DType::f32);
+    tlab::reference_transpose(in.p, want.data(), s, sizeof(float));
+    tlab::poison_against(out.p, want.data(), bytes);
+    plan.execute(in.p, out.p);
+    CHECK(tlab::compare_exact(out.p, want.data(), s.transposed(), sizeof(float)) == "");
+  }
+}

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -51,6 +53,12 @@ class CpuExecutor final : public Executor {
   }
 
   std::string device_name() const override { return "cpu"; }
+  // Input, output and reference.
+  double bytes_needed(DType t, Shape s) const override { return 3.0 * s.elements() * dtype_size(t); }
+  double bytes_free() const override {
+    const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? static_cast<double>(pages) * size : 0;
+  }
   Fields describe() const override { return {}; }
 
  private:

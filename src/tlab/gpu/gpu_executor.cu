@@ -85,6 +85,14 @@ class GpuExecutor final : public Executor {
   }
 
   std::string device_name() const override { return prop_.name; }
+  // The fixture (input, reference, their complements, output) plus the L2 flush buffer.
+  double bytes_needed(DType t, Shape s) const override {
+    return 5.0 * s.elements() * dtype_size(t) + 2.0 * prop_.l2CacheSize;
+  }
+  double bytes_free() const override {
+    std::size_t free_b = 0, total_b = 0;
+    return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? static_cast<double>(free_b) : 0;
+  }
 
   Fields describe() const override {
     int driver = 0, runtime = 0;

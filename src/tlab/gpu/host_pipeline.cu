@@ -40,16 +40,26 @@ struct Streams {
 };
 }  // namespace
 
-void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const PipelineOptions& o) {
+struct HostTransposePlan::Impl {
+  Shape s;
+  std::size_t elem;
+  std::int64_t p, q;  // block rows and columns
+  PipelineOptions o;
+  const KernelFn* transpose;
+  Streams streams;
+  std::vector<gpu::DeviceBuffer> d_in, d_out;
+  Impl(Shape s_, DType t, const PipelineOptions& o_, const KernelFn* k, std::int64_t p_, std::int64_t q_)
+      : s(s_), elem(dtype_size(t)), p(p_), q(q_), o(o_), transpose(k), streams(o_.streams) {}
+};
+
+HostTransposePlan::HostTransposePlan(Shape s, DType t, const PipelineOptions& o) {
   if (o.streams < 1 || o.streams > 64) throw std::invalid_argument("pipeline: streams must be 1..64");
   if (s.rows <= 0 || s.cols <= 0) throw std::invalid_argument("pipeline: empty shape " + to_string(s));
   const Variant& k = registry().get(o.kernel);
   if (k.backend != Backend::gpu || k.placement != Placement::out_of_place || k.produces != Produces::transpose ||
       k.known_wrong || !k.supports(t))
     throw std::invalid_argument("pipeline: " + o.kernel + " is not a correct out-of-place GPU transpose for " + dtype_name(t));
-  const std::size_t elem = dtype_size(t);
   const std::int64_t p = pipeline_panel_rows(o, s, t), q = pipeline_panel_cols(o, s, t);
-  const std::size_t block_bytes = static_cast<std::size_t>(p) * q * elem;
   const std::uint64_t need = pipeline_device_bytes(o, s, t);
   std::size_t free_b = 0, total_b = 0;
   TLAB_CUDA(cudaMemGetInfo(&free_b, &total_b));
@@ -58,17 +68,25 @@ void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const P
                         std::to_string(o.streams) + " streams x 2 blocks of " + std::to_string(p) + " x " +
                         std::to_string(q) + "), " + std::to_string(free_b >> 20) +
                         " MiB are free; use fewer streams or smaller blocks");
-  Streams streams(o.streams);
-  std::vector<gpu::DeviceBuffer> d_in, d_out;
+  impl_ = std::make_unique<Impl>(s, t, o, &k.kernels.at(t), p, q);
+  const std::size_t block_bytes = static_cast<std::size_t>(p) * q * impl_->elem;
   for (int i = 0; i < o.streams; ++i) {
-    d_in.emplace_back(block_bytes);
-    d_out.emplace_back(block_bytes);
+    impl_->d_in.emplace_back(block_bytes);
+    impl_->d_out.emplace_back(block_bytes);
   }
-  const KernelFn& transpose = k.kernels.at(t);
+}
+
+HostTransposePlan::~HostTransposePlan() = default;
+
+void HostTransposePlan::execute(const void* in, void* out) {
+  Impl& m = *impl_;
+  const Shape s = m.s;
+  const std::size_t elem = m.elem;
+  const std::int64_t p = m.p, q = m.q;
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
-  const std::int64_t block_rows = (s.rows + p - 1) / p, block_cols = (s.cols + q - 1) / q;
-  const std::int64_t blocks = block_rows * block_cols;
+  const std::int64_t block_cols = (s.cols + q - 1) / q;
+  const std::int64_t blocks = (s.rows + p - 1) / p * block_cols;
   // Block b: input rows [r0, r0 + h) x columns [c0, c0 + w) -> output rows [c0, c0 + w) x
   // columns [r0, r0 + h).
   struct Block {
@@ -77,27 +95,27 @@ void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const P
   };
   auto block = [&](std::int64_t b) {
     const std::int64_t r0 = b / block_cols * p, c0 = b % block_cols * q;
-    return Block{r0, c0, std::min(p, s.rows - r0), std::min(q, s.cols - c0), static_cast<int>(b % o.streams)};
+    return Block{r0, c0, std::min(p, s.rows - r0), std::min(q, s.cols - c0), static_cast<int>(b % m.o.streams)};
   };
   auto h2d = [&](const Block& b) {
-    TLAB_CUDA(cudaMemcpy2DAsync(d_in[b.slot].get(), b.w * elem, src + (b.r0 * s.cols + b.c0) * elem, s.cols * elem,
-                                b.w * elem, b.h, cudaMemcpyHostToDevice, streams.s[b.slot]));
+    TLAB_CUDA(cudaMemcpy2DAsync(m.d_in[b.slot].get(), b.w * elem, src + (b.r0 * s.cols + b.c0) * elem, s.cols * elem,
+                                b.w * elem, b.h, cudaMemcpyHostToDevice, m.streams.s[b.slot]));
   };
   auto kernel = [&](const Block& b) {
     Operands op;
-    op.in = d_in[b.slot].get();
-    op.out = d_out[b.slot].get();
+    op.in = m.d_in[b.slot].get();
+    op.out = m.d_out[b.slot].get();
     op.shape = {b.h, b.w};
-    op.stream = streams.s[b.slot];
-    transpose(op);
+    op.stream = m.streams.s[b.slot];
+    (*m.transpose)(op);
   };
   auto d2h = [&](const Block& b) {
-    TLAB_CUDA(cudaMemcpy2DAsync(dst + (b.c0 * s.rows + b.r0) * elem, s.rows * elem, d_out[b.slot].get(), b.h * elem,
-                                b.h * elem, b.w, cudaMemcpyDeviceToHost, streams.s[b.slot]));
+    TLAB_CUDA(cudaMemcpy2DAsync(dst + (b.c0 * s.rows + b.r0) * elem, s.rows * elem, m.d_out[b.slot].get(), b.h * elem,
+                                b.h * elem, b.w, cudaMemcpyDeviceToHost, m.streams.s[b.slot]));
   };
   // Blocks that share a slot are ordered by their stream, so either issue order is correct;
   // they differ in how the host fills the copy engines' queues.
-  if (o.order == IssueOrder::depth_first) {
+  if (m.o.order == IssueOrder::depth_first) {
     for (std::int64_t i = 0; i < blocks; ++i) {
       const Block b = block(i);
       h2d(b);
@@ -105,14 +123,18 @@ void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const P
       d2h(b);
     }
   } else {
-    for (std::int64_t r = 0; r < blocks; r += o.streams) {
-      const std::int64_t end = std::min(blocks, r + o.streams);
+    for (std::int64_t r = 0; r < blocks; r += m.o.streams) {
+      const std::int64_t end = std::min(blocks, r + m.o.streams);
       for (std::int64_t i = r; i < end; ++i) h2d(block(i));
       for (std::int64_t i = r; i < end; ++i) kernel(block(i));
       for (std::int64_t i = r; i < end; ++i) d2h(block(i));
     }
   }
-  for (auto& x : streams.s) TLAB_CUDA(cudaStreamSynchronize(x));
+  for (auto& x : m.streams.s) TLAB_CUDA(cudaStreamSynchronize(x));
+}
+
+void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const PipelineOptions& o) {
+  HostTransposePlan(s, t, o).execute(in, out);
 }
 
 }  // namespace tlab
