@@ -14,7 +14,7 @@
 
 int main(int argc, char** argv) {
   tlab::ExperimentSpec spec{"09-matrix-sort", "row-and-column matrix sort: CPU baselines and the seed's loop",
-                            tlab::parse_sizes("1024,2048,4096,8192,8192x1024,1024x8192"),
+                            tlab::parse_sizes("1024,2048,4096,4096x1024,1024x4096"),
                             tlab::parse_sizes("256,1024,1024x256")};
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     const tlab::Options& opt = run.options();
