@@ -98,6 +98,19 @@ TEST_CASE("parse_experiment_args gives the spec's sizes by default and the quick
   CHECK(l.command_line == "exp-test --list --variants cpu/*@O3 --out /tmp/somewhere --sizes 2^4");
 }
 
+TEST_CASE("--types narrows the element types, accepts the usual spellings and rejects unknown ones") {
+  CHECK(parse({}).types.empty());
+  const Options o = parse({"--types", "float,double,int"});
+  REQUIRE(o.types.size() == 3);
+  CHECK(o.types[0] == tlab::DType::f32);
+  CHECK(o.types[1] == tlab::DType::f64);
+  CHECK(o.types[2] == tlab::DType::i32);
+  CHECK_THROWS_AS(parse({"--types", "float,complex7"}), tlab::UsageError);
+  CHECK_THROWS_AS(parse({"--types", ""}), tlab::UsageError);
+  CHECK_THROWS_AS(parse({"--types"}), tlab::UsageError);
+  CHECK_THROWS_AS(parse({"--out", "--quick"}), tlab::UsageError);  // a flag is not a folder name
+}
+
 TEST_CASE("--reps N gives exactly N repetitions and no time budget; --budget sets the budget") {
   Options o = parse({"--reps", "5"});
   CHECK(o.timing.min_reps == 5);
