@@ -20,6 +20,9 @@ HostTransposePlan::HostTransposePlan(Shape, DType, const PipelineOptions&) {
 }
 HostTransposePlan::~HostTransposePlan() = default;
 void HostTransposePlan::execute(const void*, void*) {}
+void transpose_host_in_place(void*, Shape, DType, std::int64_t, int, const std::string&) {
+  throw std::runtime_error("transpose_host_in_place: this build has no CUDA");
+}
 void transpose_host_to_host(const void*, void*, Shape, DType, const PipelineOptions&) {
   throw std::runtime_error("transpose_host_to_host: this build has no CUDA");
 }

@@ -61,4 +61,13 @@ class HostTransposePlan {
 // streams < 1), ResourceError when the device cannot hold the pipeline's buffers.
 void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const PipelineOptions& o);
 
+// In place, for a square matrix in host memory of any size (out of core: larger than the
+// device): the matrix is cut into block x block tiles; tile pairs (i, j) and (j, i) are
+// copied in, each transposed, and copied back into each other's place, diagonal tiles into
+// their own. Each stream owns whole pairs, so no two streams touch the same bytes. Device
+// memory: streams x 4 tiles. `m` should be pinned (cudaHostRegister) for overlap.
+// Throws before touching `m` for a non-square shape, bad options or short device memory.
+void transpose_host_in_place(void* m, Shape s, DType t, std::int64_t block, int streams,
+                             const std::string& kernel = PipelineOptions{}.kernel);
+
 }  // namespace tlab

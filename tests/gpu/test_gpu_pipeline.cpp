@@ -3,7 +3,13 @@
 #include <doctest/doctest.h>
 #include <cuda_runtime.h>
 
+#include <unistd.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <memory>
 #include <vector>
 
@@ -103,4 +109,87 @@ TEST_CASE("one pipeline plan executed many times gives the exact transpose each 
     plan.execute(in.p, out.p);
     CHECK(tlab::compare_exact(out.p, want.data(), s.transposed(), sizeof(float)) == "");
   }
+}
+
+TEST_CASE("the in-place host transpose is exact for any size, block and stream count") {
+  for (std::int64_t n : {1, 7, 100, 513, 1000})
+    for (std::int64_t block : {1, 3, 64, 256, 4096})
+      for (int streams : {1, 2, 3}) {
+        if (n > 100 && block < 64) continue;  // a million one-element tiles teach nothing more
+        CAPTURE(n);
+        CAPTURE(block);
+        CAPTURE(streams);
+        const std::size_t bytes = static_cast<std::size_t>(n * n) * sizeof(float);
+        PinnedBuf m(bytes);
+        std::vector<unsigned char> in(bytes), want(bytes);
+        tlab::fill_random(in.data(), n * n, tlab::DType::f32);
+        tlab::make_mirror_pairs_differ(in.data(), {n, n}, sizeof(float));
+        tlab::reference_transpose(in.data(), want.data(), {n, n}, sizeof(float));
+        std::memcpy(m.p, in.data(), bytes);
+        tlab::transpose_host_in_place(m.p, {n, n}, tlab::DType::f32, block, streams);
+        CHECK(tlab::compare_exact(m.p, want.data(), {n, n}, sizeof(float)) == "");
+      }
+  // Other element types, and pageable memory.
+  for (tlab::DType t : {tlab::DType::u8, tlab::DType::f64, tlab::DType::c128}) {
+    const std::int64_t n = 333;
+    const std::size_t bytes = static_cast<std::size_t>(n * n) * tlab::dtype_size(t);
+    std::vector<unsigned char> m(bytes), want(bytes);
+    tlab::fill_random(m.data(), n * n, t);
+    tlab::make_mirror_pairs_differ(m.data(), {n, n}, tlab::dtype_size(t));
+    tlab::reference_transpose(m.data(), want.data(), {n, n}, tlab::dtype_size(t));
+    tlab::transpose_host_in_place(m.data(), {n, n}, t, 100, 2, "gpu/tiled/t32-pad");
+    const std::string type = tlab::dtype_name(t);
+    CAPTURE(type);
+    CHECK(tlab::compare_exact(m.data(), want.data(), {n, n}, tlab::dtype_size(t)) == "");
+  }
+  std::vector<float> rect(6, 1.0f);
+  CHECK_THROWS_AS(tlab::transpose_host_in_place(rect.data(), {2, 3}, tlab::DType::f32, 2, 1), std::invalid_argument);
+  CHECK(rect[1] == 1.0f);
+}
+
+namespace {
+// Element (i, j) of the out-of-core matrix: a hash, so that no reference copy is needed.
+float cell(std::int64_t i, std::int64_t j) {
+  std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(j);
+  x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+  return static_cast<float>(static_cast<std::uint32_t>(x >> 40));  // exact in a float
+}
+}  // namespace
+
+// Opt-in (TLAB_GPU_OUT_OF_CORE=1): a square float matrix of at least 1.5 times the device's
+// memory, pinned, transposed in place and checked element by element.
+TEST_CASE("out of core: a matrix 1.5 times the device memory is transposed in place exactly") {
+  if (!std::getenv("TLAB_GPU_OUT_OF_CORE")) return;
+  size_t free_b = 0, total_b = 0;
+  REQUIRE(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
+  const double want_bytes = 1.5 * static_cast<double>(total_b);
+  const auto n = static_cast<std::int64_t>(std::ceil(std::sqrt(want_bytes / sizeof(float))));
+  const std::size_t bytes = static_cast<std::size_t>(n) * n * sizeof(float);
+  const double host = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
+  MESSAGE("device " << (total_b >> 20) << " MiB, matrix " << n << "^2 float = " << (bytes >> 20) << " MiB, host "
+                    << static_cast<long long>(host) / (1 << 20) << " MiB");
+  REQUIRE_MESSAGE(static_cast<double>(bytes) < 0.95 * host, "this host cannot hold the matrix");
+  std::unique_ptr<float[]> m(new float[static_cast<std::size_t>(n) * n]);
+  auto fill = [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t i = lo; i < hi; ++i)
+      for (std::int64_t j = 0; j < n; ++j) m[static_cast<std::size_t>(i) * n + j] = cell(i, j);
+  };
+  auto bands = [&](auto f) {
+    std::vector<std::thread> pool;
+    const unsigned k = std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned t = 0; t < k; ++t) pool.emplace_back(f, n * t / k, n * (t + 1) / k);
+    for (auto& x : pool) x.join();
+  };
+  bands(fill);
+  REQUIRE(cudaHostRegister(m.get(), bytes, cudaHostRegisterDefault) == cudaSuccess);
+  tlab::transpose_host_in_place(m.get(), {n, n}, tlab::DType::f32, 8192, 3);
+  REQUIRE(cudaHostUnregister(m.get()) == cudaSuccess);
+  std::atomic<long long> bad{0};
+  bands([&](std::int64_t lo, std::int64_t hi) {
+    long long local = 0;
+    for (std::int64_t i = lo; i < hi; ++i)
+      for (std::int64_t j = 0; j < n; ++j) local += m[static_cast<std::size_t>(i) * n + j] != cell(j, i);
+    bad += local;
+  });
+  CHECK(bad.load() == 0);
 }

@@ -133,6 +133,68 @@ void HostTransposePlan::execute(const void* in, void* out) {
   for (auto& x : m.streams.s) TLAB_CUDA(cudaStreamSynchronize(x));
 }
 
+void transpose_host_in_place(void* m, Shape s, DType t, std::int64_t block, int streams, const std::string& kernel) {
+  if (!s.square()) throw std::invalid_argument("in-place host transpose needs a square matrix, not " + to_string(s));
+  if (s.rows <= 0) throw std::invalid_argument("in-place host transpose: empty shape");
+  if (streams < 1 || streams > 64) throw std::invalid_argument("in-place host transpose: streams must be 1..64");
+  if (block < 1) throw std::invalid_argument("in-place host transpose: block must be at least 1");
+  const Variant& k = registry().get(kernel);
+  if (k.backend != Backend::gpu || k.placement != Placement::out_of_place || k.produces != Produces::transpose ||
+      k.known_wrong || !k.supports(t))
+    throw std::invalid_argument("in-place host transpose: " + kernel + " is not a correct out-of-place GPU transpose for " +
+                                dtype_name(t));
+  const std::int64_t n = s.rows, b = std::min(block, n);
+  const std::size_t elem = dtype_size(t), tile = static_cast<std::size_t>(b) * b * elem;
+  const std::uint64_t need = 4ull * tile * static_cast<std::uint64_t>(streams);
+  std::size_t free_b = 0, total_b = 0;
+  TLAB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  if (need > free_b)
+    throw ResourceError("device memory: the in-place transpose needs " + std::to_string(need >> 20) + " MiB (" +
+                        std::to_string(streams) + " streams x 4 tiles of " + std::to_string(b) + "^2), " +
+                        std::to_string(free_b >> 20) + " MiB are free");
+  Streams st(streams);
+  // Per stream: the two tiles of a pair as they arrive (a, m) and transposed (at, mt).
+  std::vector<gpu::DeviceBuffer> a, mir, at, mt;
+  for (int i = 0; i < streams; ++i) {
+    a.emplace_back(tile);
+    mir.emplace_back(tile);
+    at.emplace_back(tile);
+    mt.emplace_back(tile);
+  }
+  const KernelFn& transpose = k.kernels.at(t);
+  auto* host = static_cast<unsigned char*>(m);
+  const std::size_t pitch = static_cast<std::size_t>(n) * elem;
+  auto at_rc = [&](std::int64_t r, std::int64_t c) { return host + static_cast<std::size_t>(r) * pitch + c * elem; };
+  auto run_kernel = [&](const void* in, void* out, std::int64_t h, std::int64_t w, cudaStream_t stream) {
+    Operands op;
+    op.in = in;
+    op.out = out;
+    op.shape = {h, w};
+    op.stream = stream;
+    transpose(op);
+  };
+  const std::int64_t tiles = (n + b - 1) / b;
+  std::int64_t pair = 0;
+  for (std::int64_t ti = 0; ti < tiles; ++ti)
+    for (std::int64_t tj = ti; tj < tiles; ++tj, ++pair) {
+      const int slot = static_cast<int>(pair % streams);
+      cudaStream_t stream = st.s[slot];
+      const std::int64_t r0 = ti * b, c0 = tj * b, h = std::min(b, n - r0), w = std::min(b, n - c0);
+      // Tile (ti, tj) is h x w at (r0, c0); its mirror (tj, ti) is w x h at (c0, r0).
+      TLAB_CUDA(cudaMemcpy2DAsync(a[slot].get(), w * elem, at_rc(r0, c0), pitch, w * elem, h, cudaMemcpyHostToDevice, stream));
+      if (ti != tj)
+        TLAB_CUDA(cudaMemcpy2DAsync(mir[slot].get(), h * elem, at_rc(c0, r0), pitch, h * elem, w, cudaMemcpyHostToDevice,
+                                    stream));
+      run_kernel(a[slot].get(), at[slot].get(), h, w, stream);  // -> w x h, goes to (c0, r0)
+      if (ti != tj) run_kernel(mir[slot].get(), mt[slot].get(), w, h, stream);  // -> h x w, goes to (r0, c0)
+      TLAB_CUDA(cudaMemcpy2DAsync(at_rc(c0, r0), pitch, at[slot].get(), h * elem, h * elem, w, cudaMemcpyDeviceToHost, stream));
+      if (ti != tj)
+        TLAB_CUDA(cudaMemcpy2DAsync(at_rc(r0, c0), pitch, mt[slot].get(), w * elem, w * elem, h, cudaMemcpyDeviceToHost,
+                                    stream));
+    }
+  for (auto& x : st.s) TLAB_CUDA(cudaStreamSynchronize(x));
+}
+
 void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const PipelineOptions& o) {
   HostTransposePlan(s, t, o).execute(in, out);
 }
