@@ -454,6 +454,19 @@ TEST_CASE("a planted out-of-place variant that leaves the last element unwritten
     }
 }
 
+// How many of `tries` verifications of a planted-wrong variant passed: each must fail.
+static int verifications_passed(const Variant& v, DType t, Shape s, int tries) {
+  int passed = 0;
+  for (int k = 0; k < tries; ++k) {
+    try {
+      cpu_executor().verify({&v, t, s});
+      ++passed;
+    } catch (const VerificationError&) {
+    }
+  }
+  return passed;
+}
+
 // The harness promises that "an element the variant never wrote cannot match the reference
 // by accident". One poison byte cannot keep that promise where an element is one byte wide
 // and random: it equals the poison 1 time in 256. So the check is repeated, and any
@@ -462,17 +475,9 @@ TEST_CASE("an unwritten output element is caught on every try, for every element
   Registry local;
   local.add(planted("test/skips-last", Placement::out_of_place, all_dtypes(), skips_last));
   const Variant& v = local.get("test/skips-last");
-  Executor& ex = cpu_executor();
   const int tries = 3000;
   for (DType t : all_dtypes()) {
-    int missed = 0;
-    for (int k = 0; k < tries; ++k) {
-      try {
-        ex.verify({&v, t, {1, 1}});
-        ++missed;
-      } catch (const VerificationError&) {
-      }
-    }
+    const int missed = verifications_passed(v, t, {1, 1}, tries);
     CHECK_MESSAGE(missed == 0, std::string(dtype_name(t)) << ": the 1x1 output was never written, yet " << missed << " of "
                                              << tries << " verifications passed");
   }
@@ -499,17 +504,9 @@ TEST_CASE("an in-place pair left untransposed is caught on every try, for every 
   Registry local;
   local.add(planted("test/swaps-pair-twice", Placement::in_place, all_dtypes(), swaps_pair_twice));
   const Variant& v = local.get("test/swaps-pair-twice");
-  Executor& ex = cpu_executor();
   const int tries = 3000;
   for (DType t : all_dtypes()) {
-    int missed = 0;
-    for (int k = 0; k < tries; ++k) {
-      try {
-        ex.verify({&v, t, {2, 2}});
-        ++missed;
-      } catch (const VerificationError&) {
-      }
-    }
+    const int missed = verifications_passed(v, t, {2, 2}, tries);
     CHECK_MESSAGE(missed == 0, std::string(dtype_name(t)) << ": the 2x2 transpose was undone, yet " << missed << " of " << tries
                                              << " verifications passed");
   }

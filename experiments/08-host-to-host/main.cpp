@@ -26,15 +26,9 @@ int main(int argc, char** argv) {
     // silently ignoring the options.
     if (!opt.types.empty() || opt.variant_glob != "*")
       throw tlab::UsageError("--types and --variants do not apply to this experiment (float host paths)");
-    for (const tlab::Shape& s : opt.shapes) {
-      // Pinned in and out, pageable in and out, managed in and out, reference, input copy.
-      const double need = 8.0 * static_cast<double>(s.elements()) * 4;
-      const double have = tlab::executor_for(tlab::Backend::cpu, nullptr)->bytes_free();
-      if (have > 0 && need > have)
-        throw tlab::ResourceError("host memory: " + tlab::to_string(s) + " needs about " +
-                                  std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB, " +
-                                  std::to_string(static_cast<long long>(have / (1 << 20))) + " MiB exist");
-    }
+    // Pinned in and out, pageable in and out, managed in and out, reference, input copy.
+    for (const tlab::Shape& s : opt.shapes)
+      tlab::require_host_memory(tlab::to_string(s) + " float", 8.0 * static_cast<double>(s.elements()) * 4);
     if (opt.list) {
       for (const tlab::Shape& s : opt.shapes) std::cout << "host paths float " << tlab::to_string(s) << "\n";
       return;

@@ -22,14 +22,9 @@ int main(int argc, char** argv) {
       if (std::find(tlab::sort::sort_types().begin(), tlab::sort::sort_types().end(), t) == tlab::sort::sort_types().end())
         throw tlab::UsageError(std::string("--types: the matrix sort has no ") + tlab::dtype_name(t) +
                                " version (int32, float, double)");
-    for (const tlab::Shape& s : opt.shapes) {
-      const double need = 2.0 * static_cast<double>(s.elements()) * 8;  // input and work copy, widest type
-      const double have = tlab::executor_for(tlab::Backend::cpu, nullptr)->bytes_free();
-      if (have > 0 && need > have)
-        throw tlab::ResourceError("host memory: " + tlab::to_string(s) + " needs about " +
-                                  std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB, " +
-                                  std::to_string(static_cast<long long>(have / (1 << 20))) + " MiB exist");
-    }
+    // Input and work copy, of the widest type.
+    for (const tlab::Shape& s : opt.shapes)
+      tlab::require_host_memory(tlab::to_string(s), 2.0 * static_cast<double>(s.elements()) * 8);
     const std::string load_at_start = tlab::load_average();
     std::vector<std::string> header{"experiment", "variant", "dtype", "elem_bytes", "rows", "cols", "threads", "iterations"};
     for (const auto& c : tlab::timing_columns()) header.push_back(c);

@@ -10,13 +10,6 @@
 
 namespace tlab {
 
-namespace {
-double physical_memory_bytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && size > 0 ? static_cast<double>(pages) * size : 0;
-}
-
-}  // namespace
 
 std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
   swept_ = true;
@@ -55,19 +48,12 @@ std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
   // Refuse before measuring anything a configuration the machine cannot hold: a check needs
   // input, output and reference in host memory (a GPU check stages them there too), and
   // the GPU fixture needs its buffers on the device.
-  const double host_bytes = physical_memory_bytes();
-  auto refuse = [](const Config& c, const char* where, double need, double have) {
-    throw ResourceError(std::string(where) + " memory: " + to_string(c.shape) + " " + dtype_name(c.dtype) +
-                        " needs about " + std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB, " +
-                        std::to_string(static_cast<long long>(have / (1 << 20))) + " MiB are available");
-  };
   for (const Config& c : configs) {
-    const double need = 3.0 * static_cast<double>(c.shape.elements()) * dtype_size(c.dtype);
-    if (host_bytes > 0 && need > host_bytes) refuse(c, "host", need, host_bytes);
+    const std::string what = to_string(c.shape) + " " + dtype_name(c.dtype);
+    require_host_memory(what, 3.0 * static_cast<double>(c.shape.elements()) * dtype_size(c.dtype));
     if (c.variant->backend == Backend::gpu) {
       Executor* e = executor_for(Backend::gpu, nullptr);
-      if (e->bytes_free() > 0 && e->bytes_needed(c.dtype, c.shape) > e->bytes_free())
-        refuse(c, "device", e->bytes_needed(c.dtype, c.shape), e->bytes_free());
+      require_memory("device", what, e->bytes_needed(c.dtype, c.shape), e->bytes_free());
     }
   }
   selected_ += configs.size();
@@ -129,6 +115,17 @@ SummaryRow row_for(const Config& c, std::string metric, std::string subject, std
           dtype_name(c.dtype), c.shape.rows, c.shape.cols};
 }
 }  // namespace
+
+void require_memory(const std::string& where, const std::string& what, double need, double have) {
+  if (have > 0 && need > have)
+    throw ResourceError(where + " memory: " + what + " needs about " +
+                        std::to_string(static_cast<long long>(need / (1 << 20))) + " MiB, " +
+                        std::to_string(static_cast<long long>(have / (1 << 20))) + " MiB are available");
+}
+
+void require_host_memory(const std::string& what, double need) {
+  require_memory("host", what, need, executor_for(Backend::cpu, nullptr)->bytes_free());
+}
 
 void add_percent_of(ExperimentRun& run, const std::string& peer) {
   const auto& rs = run.results();

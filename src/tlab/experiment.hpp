@@ -50,6 +50,12 @@ class ExperimentRun {
 void write_experiment_files(const Options& opt, const std::string& csv, const std::vector<SummaryRow>& summary,
                             const std::string& load_at_start = "");
 
+// Throws ResourceError "<where> memory: <what> needs about N MiB, M MiB are available" when
+// need > have (have <= 0: unknown, no check). Every up-front memory refusal says it this way.
+void require_memory(const std::string& where, const std::string& what, double need, double have);
+// The same for host memory, against the CPU executor's view of it.
+void require_host_memory(const std::string& what, double need);
+
 // Summary rows shared by the GPU experiments. Ratios are only ever taken between results
 // of the same run, at the same element type and shape.
 // metric "pct-of-<peer>": every result's bandwidth as a percentage of the peer's.

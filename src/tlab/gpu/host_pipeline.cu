@@ -29,6 +29,25 @@ std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t) 
 }
 
 namespace {
+// The kernel a host pipeline runs, checked once: a correct out-of-place GPU transpose of t.
+const KernelFn& pipeline_kernel(const std::string& name, DType t, const char* who) {
+  const Variant& k = registry().get(name);
+  if (k.backend != Backend::gpu || k.placement != Placement::out_of_place || k.produces != Produces::transpose ||
+      k.known_wrong || !k.supports(t))
+    throw std::invalid_argument(std::string(who) + ": " + name + " is not a correct out-of-place GPU transpose for " +
+                                dtype_name(t));
+  return k.kernels.at(t);
+}
+
+// Refuses, before anything is allocated or written, a plan the device cannot hold.
+void require_device_bytes(std::uint64_t need, const std::string& what) {
+  std::size_t free_b = 0, total_b = 0;
+  TLAB_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  if (need > free_b)
+    throw ResourceError("device memory: " + what + " needs " + std::to_string(need >> 20) + " MiB, " +
+                        std::to_string(free_b >> 20) + " MiB are free; use fewer streams or smaller blocks");
+}
+
 struct Streams {
   std::vector<cudaStream_t> s;
   explicit Streams(int n) : s(n) {
@@ -55,20 +74,12 @@ struct HostTransposePlan::Impl {
 HostTransposePlan::HostTransposePlan(Shape s, DType t, const PipelineOptions& o) {
   if (o.streams < 1 || o.streams > 64) throw std::invalid_argument("pipeline: streams must be 1..64");
   if (s.rows <= 0 || s.cols <= 0) throw std::invalid_argument("pipeline: empty shape " + to_string(s));
-  const Variant& k = registry().get(o.kernel);
-  if (k.backend != Backend::gpu || k.placement != Placement::out_of_place || k.produces != Produces::transpose ||
-      k.known_wrong || !k.supports(t))
-    throw std::invalid_argument("pipeline: " + o.kernel + " is not a correct out-of-place GPU transpose for " + dtype_name(t));
+  const KernelFn& k = pipeline_kernel(o.kernel, t, "pipeline");
   const std::int64_t p = pipeline_panel_rows(o, s, t), q = pipeline_panel_cols(o, s, t);
-  const std::uint64_t need = pipeline_device_bytes(o, s, t);
-  std::size_t free_b = 0, total_b = 0;
-  TLAB_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  if (need > free_b)
-    throw ResourceError("device memory: the pipeline needs " + std::to_string(need >> 20) + " MiB (" +
-                        std::to_string(o.streams) + " streams x 2 blocks of " + std::to_string(p) + " x " +
-                        std::to_string(q) + "), " + std::to_string(free_b >> 20) +
-                        " MiB are free; use fewer streams or smaller blocks");
-  impl_ = std::make_unique<Impl>(s, t, o, &k.kernels.at(t), p, q);
+  require_device_bytes(pipeline_device_bytes(o, s, t), "the pipeline (" + std::to_string(o.streams) +
+                                                           " streams x 2 blocks of " + std::to_string(p) + " x " +
+                                                           std::to_string(q) + ")");
+  impl_ = std::make_unique<Impl>(s, t, o, &k, p, q);
   const std::size_t block_bytes = static_cast<std::size_t>(p) * q * impl_->elem;
   for (int i = 0; i < o.streams; ++i) {
     impl_->d_in.emplace_back(block_bytes);
@@ -138,20 +149,12 @@ void transpose_host_in_place(void* m, Shape s, DType t, std::int64_t block, int 
   if (s.rows <= 0) throw std::invalid_argument("in-place host transpose: empty shape");
   if (streams < 1 || streams > 64) throw std::invalid_argument("in-place host transpose: streams must be 1..64");
   if (block < 1) throw std::invalid_argument("in-place host transpose: block must be at least 1");
-  const Variant& k = registry().get(kernel);
-  if (k.backend != Backend::gpu || k.placement != Placement::out_of_place || k.produces != Produces::transpose ||
-      k.known_wrong || !k.supports(t))
-    throw std::invalid_argument("in-place host transpose: " + kernel + " is not a correct out-of-place GPU transpose for " +
-                                dtype_name(t));
+  const KernelFn& transpose = pipeline_kernel(kernel, t, "in-place host transpose");
   const std::int64_t n = s.rows, b = std::min(block, n);
   const std::size_t elem = dtype_size(t), tile = static_cast<std::size_t>(b) * b * elem;
-  const std::uint64_t need = 4ull * tile * static_cast<std::uint64_t>(streams);
-  std::size_t free_b = 0, total_b = 0;
-  TLAB_CUDA(cudaMemGetInfo(&free_b, &total_b));
-  if (need > free_b)
-    throw ResourceError("device memory: the in-place transpose needs " + std::to_string(need >> 20) + " MiB (" +
-                        std::to_string(streams) + " streams x 4 tiles of " + std::to_string(b) + "^2), " +
-                        std::to_string(free_b >> 20) + " MiB are free");
+  require_device_bytes(4ull * tile * static_cast<std::uint64_t>(streams),
+                       "the in-place transpose (" + std::to_string(streams) + " streams x 4 tiles of " +
+                           std::to_string(b) + "^2)");
   Streams st(streams);
   // Per stream: the two tiles of a pair as they arrive (a, m) and transposed (at, mt).
   std::vector<gpu::DeviceBuffer> a, mir, at, mt;
@@ -161,7 +164,6 @@ void transpose_host_in_place(void* m, Shape s, DType t, std::int64_t block, int 
     at.emplace_back(tile);
     mt.emplace_back(tile);
   }
-  const KernelFn& transpose = k.kernels.at(t);
   auto* host = static_cast<unsigned char*>(m);
   const std::size_t pitch = static_cast<std::size_t>(n) * elem;
   auto at_rc = [&](std::int64_t r, std::int64_t c) { return host + static_cast<std::size_t>(r) * pitch + c * elem; };
