@@ -2,6 +2,7 @@
 #include "tlab/executor.hpp"
 #include "tlab/host_paths.hpp"
 #include "tlab/host_transpose.hpp"
+#include "tlab/out_of_core.hpp"
 
 namespace tlab {
 Executor* gpu_executor(std::string* why) {
@@ -10,7 +11,6 @@ Executor* gpu_executor(std::string* why) {
 }
 void register_gpu_variants(Registry&) {}
 
-const char* issue_order_name(IssueOrder o) { return o == IssueOrder::depth_first ? "depth-first" : "breadth-first"; }
 std::int64_t pipeline_panel_rows(const PipelineOptions&, Shape, DType) { return 0; }
 std::int64_t pipeline_panel_cols(const PipelineOptions&, Shape, DType) { return 0; }
 std::uint64_t pipeline_device_bytes(const PipelineOptions&, Shape, DType) { return 0; }
@@ -23,12 +23,23 @@ void HostTransposePlan::execute(const void*, void*) {}
 void transpose_host_in_place(void*, Shape, DType, std::int64_t, int, const std::string&) {
   throw std::runtime_error("transpose_host_in_place: this build has no CUDA");
 }
+void transpose_host_in_place_mapped(void*, Shape, DType, const std::string&) {
+  throw std::runtime_error("transpose_host_in_place_mapped: this build has no CUDA");
+}
 void transpose_host_to_host(const void*, void*, Shape, DType, const PipelineOptions&) {
   throw std::runtime_error("transpose_host_to_host: this build has no CUDA");
 }
 std::vector<HostPathRow> measure_host_paths(DType, Shape, const TimingPolicy&, const std::vector<PipelineOptions>&,
                                             std::string* why) {
   if (why) *why = "this build has no CUDA (nvcc was not found or gpu=disabled)";
+  return {};
+}
+double device_memory_bytes(std::string* why) {
+  if (why) *why = "this build has no CUDA (nvcc was not found or gpu=disabled)";
+  return 0;
+}
+OutOfCoreRun measure_out_of_core(std::int64_t, const std::vector<OutOfCoreMethod>&, const TimingPolicy&, std::string* why) {
+  device_memory_bytes(why);
   return {};
 }
 std::string host_paths_csv(const std::string&, const std::vector<HostPathRow>&) { return ""; }

@@ -23,18 +23,29 @@ enum class IssueOrder {
 };
 const char* issue_order_name(IssueOrder o);
 
+// How the kernel reaches host memory.
+enum class HostAccess {
+  staged,  // through device blocks: 2-D copies in, the kernel on device memory, 2-D copies out
+  mapped   // zero copy: the kernel loads and stores page-locked host memory over the bus, so the
+           // SMs issue the bus traffic and no copy engine or strided copy is involved
+};
+const char* host_access_name(HostAccess a);
+
 struct PipelineOptions {
   std::int64_t panel_rows = 0;  // 0: 4096, or all rows when fewer
   std::int64_t panel_cols = 0;  // 0: 4096, or all columns when fewer
   int streams = 3;
   IssueOrder order = IssueOrder::depth_first;
   std::string kernel = "gpu/unrolled/t32x4-pad";  // any registered out-of-place GPU transpose
+  // mapped: one launch over the whole matrix; blocks, streams and order do not apply, and
+  // both matrices must be page-locked (cudaMallocHost or cudaHostRegister).
+  HostAccess access = HostAccess::staged;
 };
 
 // The block height and width the pipeline will use for (options, shape, dtype).
 std::int64_t pipeline_panel_rows(const PipelineOptions& o, Shape s, DType t);
 std::int64_t pipeline_panel_cols(const PipelineOptions& o, Shape s, DType t);
-// Device bytes the pipeline will allocate.
+// Device bytes the pipeline will allocate (none when mapped).
 std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t);
 
 // The pipeline's streams and device blocks for one (shape, type, options), allocated once so
@@ -47,6 +58,8 @@ class HostTransposePlan {
   HostTransposePlan(const HostTransposePlan&) = delete;
   HostTransposePlan& operator=(const HostTransposePlan&) = delete;
   // out (cols x rows, host) = transpose of in (rows x cols, host); returns when done.
+  // Mapped plans throw std::invalid_argument, before writing, for memory that is not
+  // page-locked.
   void execute(const void* in, void* out);
 
  private:
@@ -69,5 +82,11 @@ void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const P
 // Throws before touching `m` for a non-square shape, bad options or short device memory.
 void transpose_host_in_place(void* m, Shape s, DType t, std::int64_t block, int streams,
                              const std::string& kernel = PipelineOptions{}.kernel);
+
+// In place, zero copy: one launch of a registered in-place GPU kernel directly on the
+// page-locked host matrix (any size; no device memory). Each tile pair crosses the bus once
+// each way. Throws std::invalid_argument before touching `m` for a non-square shape, a
+// kernel that is not a correct in-place GPU transpose of t, or memory that is not page-locked.
+void transpose_host_in_place_mapped(void* m, Shape s, DType t, const std::string& kernel = "gpu/inplace-tiled/t32x8");
 
 }  // namespace tlab

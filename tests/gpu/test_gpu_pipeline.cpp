@@ -3,13 +3,9 @@
 #include <doctest/doctest.h>
 #include <cuda_runtime.h>
 
-#include <unistd.h>
 
-#include <atomic>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <memory>
 #include <vector>
 
@@ -50,9 +46,17 @@ void check_pipeline(tlab::Shape s, tlab::DType t, const tlab::PipelineOptions& o
 }  // namespace
 
 TEST_CASE("the host-to-host pipeline is exact for blocks that do not divide the matrix, any streams, both orders") {
-  for (tlab::Shape s : {tlab::Shape{1000, 777}, {777, 1000}, {1, 4097}, {4097, 1}, {513, 513}})
-    for (auto [panel, panel_cols] : {std::pair<std::int64_t, std::int64_t>{1, 0}, {7, 5}, {100, 0}, {100, 333}, {512, 64}, {100000, 100000}})
-      for (int streams : {1, 2, 3, 5})
+  // Under compute-sanitizer (TLAB_GPU_TEST_SMALL) every copy and launch is slow: a subset.
+  const bool small = std::getenv("TLAB_GPU_TEST_SMALL") != nullptr;
+  using Block = std::pair<std::int64_t, std::int64_t>;
+  const std::vector<tlab::Shape> shapes =
+      small ? std::vector<tlab::Shape>{{300, 177}, {1, 513}} : std::vector<tlab::Shape>{{1000, 777}, {777, 1000}, {1, 4097}, {4097, 1}, {513, 513}};
+  const std::vector<Block> blocks = small ? std::vector<Block>{{7, 5}, {100, 0}, {100000, 100000}}
+                                          : std::vector<Block>{{1, 0}, {7, 5}, {100, 0}, {100, 333}, {512, 64}, {100000, 100000}};
+  const std::vector<int> stream_counts = small ? std::vector<int>{1, 3} : std::vector<int>{1, 2, 3, 5};
+  for (tlab::Shape s : shapes)
+    for (auto [panel, panel_cols] : blocks)
+      for (int streams : stream_counts)
         for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first}) {
           CAPTURE(tlab::to_string(s));
           CAPTURE(panel);
@@ -62,6 +66,70 @@ TEST_CASE("the host-to-host pipeline is exact for blocks that do not divide the 
           CAPTURE(ord);
           check_pipeline(s, tlab::DType::f32, {panel, panel_cols, streams, order, "gpu/unrolled/t32x4-pad"}, true);
         }
+}
+
+TEST_CASE("the mapped (zero-copy) pipeline is exact, and refuses pageable memory before writing") {
+  tlab::PipelineOptions o;
+  o.access = tlab::HostAccess::mapped;
+  for (tlab::Shape s : {tlab::Shape{1000, 777}, {1, 4097}, {4097, 1}, {513, 513}})
+    for (const char* k : {"gpu/unrolled/t32x4-pad", "gpu/unrolled/t64x4-pad", "gpu/naive-rowread/b16"}) {
+      CAPTURE(tlab::to_string(s));
+      CAPTURE(k);
+      o.kernel = k;
+      check_pipeline(s, tlab::DType::f32, o, true);
+    }
+  o.kernel = "gpu/tiled/t32-pad";
+  for (tlab::DType t : {tlab::DType::u8, tlab::DType::f64, tlab::DType::c128}) {
+    const std::string type = tlab::dtype_name(t);
+    CAPTURE(type);
+    check_pipeline({300, 1001}, t, o, true);
+  }
+  REQUIRE(tlab::pipeline_device_bytes(o, {4096, 4096}, tlab::DType::f32) == 0);
+  const tlab::Shape s{256, 300};
+  std::vector<float> in(s.elements(), 1.5f), out(s.elements(), -7.0f);
+  CHECK_THROWS_AS(tlab::transpose_host_to_host(in.data(), out.data(), s, tlab::DType::f32, o), std::invalid_argument);
+  PinnedBuf pinned(in.size() * sizeof(float));
+  CHECK_THROWS_AS(tlab::transpose_host_to_host(pinned.p, out.data(), s, tlab::DType::f32, o), std::invalid_argument);
+  for (float x : out) REQUIRE(x == -7.0f);
+}
+
+TEST_CASE("the mapped in-place host transpose is exact for any size and refuses what it cannot do") {
+  for (std::int64_t n : {1, 7, 513, 1000})
+    for (const char* k : {"gpu/inplace-tiled/t32x8", "gpu/inplace-tiled/t16x16", "gpu/inplace-naive/b16"}) {
+      CAPTURE(n);
+      CAPTURE(k);
+      const std::size_t bytes = static_cast<std::size_t>(n * n) * sizeof(float);
+      PinnedBuf m(bytes);
+      std::vector<unsigned char> in(bytes), want(bytes);
+      tlab::fill_random(in.data(), n * n, tlab::DType::f32);
+      tlab::make_mirror_pairs_differ(in.data(), {n, n}, sizeof(float));
+      tlab::reference_transpose(in.data(), want.data(), {n, n}, sizeof(float));
+      std::memcpy(m.p, in.data(), bytes);
+      tlab::transpose_host_in_place_mapped(m.p, {n, n}, tlab::DType::f32, k);
+      CHECK(tlab::compare_exact(m.p, want.data(), {n, n}, sizeof(float)) == "");
+    }
+  {  // double through a registered mapping (cudaHostRegister), as the out-of-core run does it
+    const std::int64_t n = 777;
+    std::vector<double> m(static_cast<std::size_t>(n * n));
+    std::vector<unsigned char> want(m.size() * sizeof(double));
+    tlab::fill_random(m.data(), n * n, tlab::DType::f64);
+    tlab::make_mirror_pairs_differ(m.data(), {n, n}, sizeof(double));
+    tlab::reference_transpose(m.data(), want.data(), {n, n}, sizeof(double));
+    REQUIRE(cudaHostRegister(m.data(), m.size() * sizeof(double), cudaHostRegisterDefault) == cudaSuccess);
+    tlab::transpose_host_in_place_mapped(m.data(), {n, n}, tlab::DType::f64);
+    REQUIRE(cudaHostUnregister(m.data()) == cudaSuccess);
+    CHECK(tlab::compare_exact(m.data(), want.data(), {n, n}, sizeof(double)) == "");
+  }
+  std::vector<float> pageable(64 * 64, 2.0f);
+  pageable[1] = 3.0f;
+  CHECK_THROWS_AS(tlab::transpose_host_in_place_mapped(pageable.data(), {64, 64}, tlab::DType::f32), std::invalid_argument);
+  PinnedBuf sq(64 * 64 * sizeof(float));
+  CHECK_THROWS_AS(tlab::transpose_host_in_place_mapped(sq.p, {32, 128}, tlab::DType::f32), std::invalid_argument);
+  CHECK_THROWS_AS(tlab::transpose_host_in_place_mapped(sq.p, {64, 64}, tlab::DType::f32, "gpu/inplace-tiled-seed002/b16"),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(tlab::transpose_host_in_place_mapped(sq.p, {64, 64}, tlab::DType::f32, "gpu/unrolled/t32x4-pad"),
+                  std::invalid_argument);
+  CHECK(pageable[1] == 3.0f);
 }
 
 TEST_CASE("the pipeline works for every element type its kernel has, and from pageable memory") {
@@ -145,51 +213,4 @@ TEST_CASE("the in-place host transpose is exact for any size, block and stream c
   std::vector<float> rect(6, 1.0f);
   CHECK_THROWS_AS(tlab::transpose_host_in_place(rect.data(), {2, 3}, tlab::DType::f32, 2, 1), std::invalid_argument);
   CHECK(rect[1] == 1.0f);
-}
-
-namespace {
-// Element (i, j) of the out-of-core matrix: a hash, so that no reference copy is needed.
-float cell(std::int64_t i, std::int64_t j) {
-  std::uint64_t x = static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(j);
-  x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
-  return static_cast<float>(static_cast<std::uint32_t>(x >> 40));  // exact in a float
-}
-}  // namespace
-
-// Opt-in (TLAB_GPU_OUT_OF_CORE=1): a square float matrix of at least 1.5 times the device's
-// memory, pinned, transposed in place and checked element by element.
-TEST_CASE("out of core: a matrix 1.5 times the device memory is transposed in place exactly") {
-  if (!std::getenv("TLAB_GPU_OUT_OF_CORE")) return;
-  size_t free_b = 0, total_b = 0;
-  REQUIRE(cudaMemGetInfo(&free_b, &total_b) == cudaSuccess);
-  const double want_bytes = 1.5 * static_cast<double>(total_b);
-  const auto n = static_cast<std::int64_t>(std::ceil(std::sqrt(want_bytes / sizeof(float))));
-  const std::size_t bytes = static_cast<std::size_t>(n) * n * sizeof(float);
-  const double host = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * sysconf(_SC_PAGE_SIZE);
-  MESSAGE("device " << (total_b >> 20) << " MiB, matrix " << n << "^2 float = " << (bytes >> 20) << " MiB, host "
-                    << static_cast<long long>(host) / (1 << 20) << " MiB");
-  REQUIRE_MESSAGE(static_cast<double>(bytes) < 0.95 * host, "this host cannot hold the matrix");
-  std::unique_ptr<float[]> m(new float[static_cast<std::size_t>(n) * n]);
-  auto fill = [&](std::int64_t lo, std::int64_t hi) {
-    for (std::int64_t i = lo; i < hi; ++i)
-      for (std::int64_t j = 0; j < n; ++j) m[static_cast<std::size_t>(i) * n + j] = cell(i, j);
-  };
-  auto bands = [&](auto f) {
-    std::vector<std::thread> pool;
-    const unsigned k = std::max(1u, std::thread::hardware_concurrency());
-    for (unsigned t = 0; t < k; ++t) pool.emplace_back(f, n * t / k, n * (t + 1) / k);
-    for (auto& x : pool) x.join();
-  };
-  bands(fill);
-  REQUIRE(cudaHostRegister(m.get(), bytes, cudaHostRegisterDefault) == cudaSuccess);
-  tlab::transpose_host_in_place(m.get(), {n, n}, tlab::DType::f32, 8192, 3);
-  REQUIRE(cudaHostUnregister(m.get()) == cudaSuccess);
-  std::atomic<long long> bad{0};
-  bands([&](std::int64_t lo, std::int64_t hi) {
-    long long local = 0;
-    for (std::int64_t i = lo; i < hi; ++i)
-      for (std::int64_t j = 0; j < n; ++j) local += m[static_cast<std::size_t>(i) * n + j] != cell(j, i);
-    bad += local;
-  });
-  CHECK(bad.load() == 0);
 }

@@ -280,7 +280,8 @@ class Bench {
       phases("breakdown", "managed", "prefetch", {"h2d", "kernel", "d2h"}, prefetched, [&] { return out.p; },
              want_.get(), out.p);
     }
-    {  // The pipeline, pinned: host to host in one call.
+    {  // The pipeline, pinned: host to host in one call, staged through device blocks or
+       // mapped (the kernel on the host memory itself).
       Pinned in(bytes_), out(bytes_);
       std::memcpy(in.p, input_.get(), bytes_);
       for (const PipelineOptions& po : pipelines) {
@@ -294,7 +295,9 @@ class Bench {
         PipelineOptions used = po;
         used.panel_rows = pipeline_panel_rows(po, s_, t_);
         used.panel_cols = pipeline_panel_cols(po, s_, t_);
-        phases("pipeline", "pinned", "pipeline", {"total"}, seq, [&] { return out.p; }, want_.get(), out.p, used);
+        const bool mapped = po.access == HostAccess::mapped;
+        phases(mapped ? "mapped" : "pipeline", "pinned", mapped ? "kernel" : "pipeline", {"total"}, seq,
+               [&] { return out.p; }, want_.get(), out.p, used);
       }
     }
   }
@@ -327,8 +330,8 @@ std::vector<HostPathRow> measure_host_paths(DType t, Shape s, const TimingPolicy
 namespace tlab {
 
 std::string host_paths_csv(const std::string& experiment, const std::vector<HostPathRow>& rows) {
-  std::vector<std::string> header{"experiment", "case",  "memory", "api",  "phase", "order",       "streams",
-                                  "block",      "dtype", "elem_bytes", "rows", "cols", "bytes_moved"};
+  std::vector<std::string> header{"experiment", "case",  "memory", "api",  "phase", "order",      "streams",
+                                  "block",      "kernel", "dtype", "elem_bytes", "rows", "cols", "bytes_moved"};
   for (const auto& c : timing_columns()) header.push_back(c);
   header.push_back("gbs");
   header.push_back("verified");
@@ -343,6 +346,7 @@ std::string host_paths_csv(const std::string& experiment, const std::vector<Host
                                pipe ? issue_order_name(r.pipeline.order) : "",
                                pipe ? std::to_string(r.pipeline.streams) : "",
                                pipe ? std::to_string(r.pipeline.panel_rows) + "x" + std::to_string(r.pipeline.panel_cols) : "",
+                               r.case_name == "roofline" ? "" : r.pipeline.kernel,
                                dtype_name(r.dtype),
                                std::to_string(dtype_size(r.dtype)),
                                std::to_string(r.shape.rows),

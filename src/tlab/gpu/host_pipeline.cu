@@ -8,8 +8,6 @@
 
 namespace tlab {
 
-const char* issue_order_name(IssueOrder o) { return o == IssueOrder::depth_first ? "depth-first" : "breadth-first"; }
-
 // 4096 elements: rows of 16 KiB for float in both 2-D copies, where the copy engines reach
 // the contiguous rate (section 6 of the performance notes).
 constexpr std::int64_t kDefaultBlock = 4096;
@@ -23,6 +21,7 @@ std::int64_t pipeline_panel_cols(const PipelineOptions& o, Shape s, DType) {
 }
 
 std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t) {
+  if (o.access == HostAccess::mapped) return 0;
   const std::uint64_t block =
       static_cast<std::uint64_t>(pipeline_panel_rows(o, s, t)) * pipeline_panel_cols(o, s, t) * dtype_size(t);
   return 2ull * block * static_cast<std::uint64_t>(std::max(o.streams, 1));
@@ -37,6 +36,27 @@ const KernelFn& pipeline_kernel(const std::string& name, DType t, const char* wh
     throw std::invalid_argument(std::string(who) + ": " + name + " is not a correct out-of-place GPU transpose for " +
                                 dtype_name(t));
   return k.kernels.at(t);
+}
+
+// The in-place kernel a mapped in-place transpose runs, checked the same way.
+const KernelFn& in_place_kernel(const std::string& name, DType t, const char* who) {
+  const Variant& k = registry().get(name);
+  if (k.backend != Backend::gpu || k.placement != Placement::in_place || k.produces != Produces::transpose ||
+      k.known_wrong || !k.supports(t))
+    throw std::invalid_argument(std::string(who) + ": " + name + " is not a correct in-place GPU transpose for " +
+                                dtype_name(t));
+  return k.kernels.at(t);
+}
+
+// The device's address for page-locked host memory; refuses pageable memory, which a
+// kernel cannot reach.
+void* mapped_address(const void* host, const char* what) {
+  cudaPointerAttributes a{};
+  TLAB_CUDA(cudaPointerGetAttributes(&a, host));
+  if (a.type != cudaMemoryTypeHost || a.devicePointer == nullptr)
+    throw std::invalid_argument(std::string("mapped host access: the ") + what +
+                                " is not page-locked host memory (use cudaMallocHost or cudaHostRegister)");
+  return a.devicePointer;
 }
 
 // Refuses, before anything is allocated or written, a plan the device cannot hold.
@@ -80,6 +100,7 @@ HostTransposePlan::HostTransposePlan(Shape s, DType t, const PipelineOptions& o)
                                                            " streams x 2 blocks of " + std::to_string(p) + " x " +
                                                            std::to_string(q) + ")");
   impl_ = std::make_unique<Impl>(s, t, o, &k, p, q);
+  if (o.access == HostAccess::mapped) return;  // no device blocks: the kernel works on host memory
   const std::size_t block_bytes = static_cast<std::size_t>(p) * q * impl_->elem;
   for (int i = 0; i < o.streams; ++i) {
     impl_->d_in.emplace_back(block_bytes);
@@ -96,6 +117,16 @@ void HostTransposePlan::execute(const void* in, void* out) {
   const std::int64_t p = m.p, q = m.q;
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
+  if (m.o.access == HostAccess::mapped) {
+    Operands op;
+    op.in = mapped_address(in, "input");
+    op.out = mapped_address(out, "output");
+    op.shape = s;
+    op.stream = m.streams.s[0];
+    (*m.transpose)(op);
+    TLAB_CUDA(cudaStreamSynchronize(m.streams.s[0]));
+    return;
+  }
   const std::int64_t block_cols = (s.cols + q - 1) / q;
   const std::int64_t blocks = (s.rows + p - 1) / p * block_cols;
   // Block b: input rows [r0, r0 + h) x columns [c0, c0 + w) -> output rows [c0, c0 + w) x
@@ -195,6 +226,20 @@ void transpose_host_in_place(void* m, Shape s, DType t, std::int64_t block, int 
                                     stream));
     }
   for (auto& x : st.s) TLAB_CUDA(cudaStreamSynchronize(x));
+}
+
+void transpose_host_in_place_mapped(void* m, Shape s, DType t, const std::string& kernel) {
+  if (!s.square()) throw std::invalid_argument("in-place host transpose needs a square matrix, not " + to_string(s));
+  if (s.rows <= 0) throw std::invalid_argument("in-place host transpose: empty shape");
+  const KernelFn& transpose = in_place_kernel(kernel, t, "mapped in-place host transpose");
+  Streams st(1);
+  Operands op;
+  op.out = mapped_address(m, "matrix");
+  op.in = op.out;
+  op.shape = s;
+  op.stream = st.s[0];
+  transpose(op);
+  TLAB_CUDA(cudaStreamSynchronize(st.s[0]));
 }
 
 void transpose_host_to_host(const void* in, void* out, Shape s, DType t, const PipelineOptions& o) {

@@ -1,0 +1,7 @@
+// The host-transpose option names, shared by the CUDA build and the build without it.
+#include "tlab/host_transpose.hpp"
+
+namespace tlab {
+const char* issue_order_name(IssueOrder o) { return o == IssueOrder::depth_first ? "depth-first" : "breadth-first"; }
+const char* host_access_name(HostAccess a) { return a == HostAccess::staged ? "staged" : "mapped"; }
+}  // namespace tlab
