@@ -8,7 +8,8 @@
 #   DIR/08-host-to-host-pipeline.svg: for each shape, the streamed pipeline as a percentage of
 #     the pinned copies in both directions at once (the summary's pct-of-pinned-copies,
 #     computed by the experiment) against the number of streams, one curve per block shape,
-#     depth-first solid and breadth-first dashed.
+#     depth-first solid and breadth-first dashed, and the best mapped (zero-copy) kernel as a
+#     level line (it has no streams).
 # Shapes, block shapes and stream counts come from the data; absent ones are left out and a
 # panel with nothing to draw says so.
 
@@ -71,7 +72,9 @@ do for [k = 1:words(bshapes)] {
 
 # Pipeline: subjects are "ORDER/sN/bRxC". Shapes from the summary rows; per shape the block
 # shapes (first appearance) and the stream counts.
-is_pipe(dummy) = strcol("metric") eq "pct-of-pinned-copies"
+is_pct(dummy) = strcol("metric") eq "pct-of-pinned-copies"
+is_mapped(dummy) = is_pct(0) && strstrt(strcol("subject"), "mapped/") == 1
+is_pipe(dummy) = is_pct(0) && !is_mapped(0)
 subj_order(s) = s[1:strstrt(s, "/") - 1]
 subj_rest(s) = s[strstrt(s, "/") + 2:]
 subj_streams(s) = subj_rest(s)[1:strstrt(subj_rest(s), "/") - 1] + 0
@@ -93,6 +96,16 @@ do for [k = 1:words(pshapes)] {
   stats summary using ((here(0) && strstrt(streams . " ", sprintf(" %d ", subj_streams(strcol("subject")))) == 0) ? \
                        (streams = streams . sprintf(" %d", subj_streams(strcol("subject"))), 1) : 0) nooutput
   eval sprintf("blocks_%d = blocks", k)
+  # The best zero-copy (mapped) kernel at this shape, drawn as a level: it has no streams.
+  mk(dummy) = is_mapped(0) && column("rows") == r && column("cols") == c
+  stats summary using (mk(0) ? 1 : 0):(mk(0) ? column("value") : 0) nooutput
+  best_mapped = 0
+  if (STATS_sum_x > 0) {
+    stats summary using (mk(0) ? column("value") : NaN) nooutput
+    best_mapped = STATS_max
+  }
+  eval sprintf("mapped_%d = %g", k, best_mapped)
+  phi = (best_mapped > phi ? best_mapped : phi)
   # $P_<k>: "block-index order-index streams percent", by streams within each curve.
   eval sprintf("set print $P_%d", k)
   do for [b = 1:words(blocks)] {
@@ -197,6 +210,10 @@ do for [k = 1:np] {
                 k, b, o, word(colors, (b - 1) % 8 + 1), o == 1 ? 1 : 2, word(pts, (b - 1) % 8 + 1) + (o == 1 ? 0 : -1), \
                 o == 1 ? sprintf("block %s", word(blocks, b)) : "")
     }
+  }
+  eval sprintf("m = mapped_%d", k)
+  if (m > 0) {
+    cmd = cmd . (cmd eq "" ? "" : ", ") . sprintf("%g with lines lc rgb \"#000000\" lw 2 dt 4 title \"mapped (zero copy), best kernel\"", m)
   }
   if (cmd eq "") { @nodata } else { eval "plot " . cmd }
 }
