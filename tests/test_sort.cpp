@@ -18,6 +18,7 @@
 #include "tlab/cpu/outofplace.hpp"
 #include "tlab/matrix.hpp"
 #include "tlab/sort/matrix_sort.hpp"
+#include "tlab/sort/ordered_keys.hpp"
 
 using tlab::MatrixView;
 using tlab::Shape;
@@ -351,6 +352,47 @@ TEST_CASE("less agrees with an order on bit patterns for every pair of special a
     disagreements += ts::less<std::int32_t>{}(a, b) != oracle_less(a, b);
   }
   CHECK(disagreements == 0);
+}
+
+TEST_CASE("the ordered keys the GPU sorts use are bijections whose unsigned order is less<T>") {
+  auto run = [](auto zero) {
+    using T = decltype(zero);
+    using K = ts::ordered_key<T>;
+    CAPTURE(type_name<T>());
+    std::mt19937_64 rng(23);
+    std::vector<T> vals;
+    if constexpr (std::is_floating_point_v<T>) {
+      vals = float_specials<T>();
+      std::uniform_real_distribution<T> u(T(-10), T(10));
+      for (int k = 0; k < 300; ++k) vals.push_back(u(rng));
+      for (int k = 0; k < 300; ++k) vals.push_back(from_bits<T>(static_cast<Bits<T>>(rng())));  // any pattern, NaNs too
+    } else {
+      for (T x : {std::numeric_limits<T>::min(), T(-1), T(0), T(1), std::numeric_limits<T>::max()}) vals.push_back(x);
+      for (int k = 0; k < 600; ++k) vals.push_back(static_cast<T>(rng()));
+    }
+    const ts::less<T> lt;
+    int wrong_order = 0, not_inverse = 0;
+    for (T a : vals) {
+      not_inverse += bits_of(K::from(K::to(a))) != bits_of(a);
+      for (T b : vals) {
+        const bool both_nan = std::is_floating_point_v<T> && a != a && b != b;
+        if (!both_nan && lt(a, b) != (K::to(a) < K::to(b))) ++wrong_order;
+      }
+    }
+    CHECK(wrong_order == 0);
+    CHECK(not_inverse == 0);
+    // Distinct patterns never share a key (a bijection): sorted keys of distinct bits are distinct.
+    std::vector<typename K::type> keys;
+    for (T a : vals) keys.push_back(K::to(a));
+    std::sort(keys.begin(), keys.end());
+    std::vector<Bits<T>> pats;
+    for (T a : vals) pats.push_back(bits_of(a));
+    std::sort(pats.begin(), pats.end());
+    CHECK(std::unique(keys.begin(), keys.end()) - keys.begin() == std::unique(pats.begin(), pats.end()) - pats.begin());
+  };
+  run(std::int32_t{});
+  run(float{});
+  run(double{});
 }
 
 TEST_CASE("std::sort with less stays inside arrays full of NaNs and places zeros and infinities") {

@@ -3,6 +3,7 @@
 #include "tlab/host_paths.hpp"
 #include "tlab/host_transpose.hpp"
 #include "tlab/out_of_core.hpp"
+#include "tlab/sort/gpu_sort.hpp"
 
 namespace tlab {
 Executor* gpu_executor(std::string* why) {
@@ -44,3 +45,18 @@ OutOfCoreRun measure_out_of_core(std::int64_t, const std::vector<OutOfCoreMethod
 }
 std::string host_paths_csv(const std::string&, const std::vector<HostPathRow>&) { return ""; }
 }  // namespace tlab
+
+namespace tlab::sort {
+std::string gpu_sort_refuses(const GpuSortOptions&, DType, Shape) {
+  return "this build has no CUDA (nvcc was not found or gpu=disabled)";
+}
+struct GpuMatrixSort::Impl {};
+GpuMatrixSort::GpuMatrixSort(Shape, DType, const GpuSortOptions&) {
+  throw std::runtime_error("GpuMatrixSort: this build has no CUDA");
+}
+GpuMatrixSort::~GpuMatrixSort() = default;
+void GpuMatrixSort::load(const void*) {}
+GpuSortTimes GpuMatrixSort::run() { return {}; }
+void GpuMatrixSort::result(void*) const {}
+double GpuMatrixSort::device_bytes(Shape, DType, const GpuSortOptions&) { return 0; }
+}  // namespace tlab::sort

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "tlab/sort/gpu_sort.hpp"
 #include "tlab/sort/matrix_sort.hpp"
 
 namespace tlab::sort {
@@ -46,6 +47,23 @@ const std::vector<SortVariant>& sort_variants() {
        }},
   };
   return v;
+}
+
+const std::vector<std::string>& gpu_row_sorts() {
+  static const std::vector<std::string> v{"thread-bubble", "thread-merge", "block-oddeven", "block-bitonic",
+                                          "cub-segmented-radix", "cub-segmented-sort"};
+  return v;
+}
+
+const char* sort_memory_name(SortMemory m) {
+  switch (m) {
+    case SortMemory::device: return "device";
+    case SortMemory::pinned: return "pinned";
+    case SortMemory::pageable: return "pageable";
+    case SortMemory::managed: return "managed";
+    case SortMemory::managed_prefetch: return "managed-prefetch";
+  }
+  return "?";
 }
 
 std::uint64_t multiset_fingerprint(const void* data, std::int64_t count, DType t) {
