@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -77,7 +78,7 @@ std::vector<unsigned char> gpu_sorted(const std::vector<unsigned char>& in, tlab
 TEST_CASE("every GPU row sort gives the CPU's sorted matrix bit for bit, for every type and shape") {
   std::vector<tlab::Shape> shapes{{1, 1}, {1, 100}, {100, 1}, {37, 53}, {128, 128}};
   if (!small_only())
-    for (tlab::Shape s : {tlab::Shape{256, 1000}, {1000, 256}, {777, 777}}) shapes.push_back(s);
+    for (tlab::Shape s : {tlab::Shape{256, 1000}, {1000, 256}, {777, 777}, {1024, 256}, {256, 1024}}) shapes.push_back(s);
   int compared = 0;
   for (const std::string& r : ts::gpu_row_sorts())
     for (tlab::DType t : ts::sort_types())
@@ -98,6 +99,38 @@ TEST_CASE("every GPU row sort gives the CPU's sorted matrix bit for bit, for eve
         ++compared;
       }
   CHECK(compared >= 6 * 3 * 5);
+}
+
+TEST_CASE("row sorts on device keys: every row sorted and its elements kept, on tile-multiple shapes") {
+  for (tlab::Shape s : {tlab::Shape{1024, 256}, {256, 1024}, {2048, 512}, {1024, 1024}, {1000, 256}})
+    for (const char* name : {"cub-segmented-radix", "cub-segmented-sort", "block-bitonic"})
+      for (int rep = 0; rep < 2; ++rep) {
+        namespace gs = tlab::gpu::sort;
+        const gs::RowSort r = gs::parse_row_sort(name);
+        std::vector<std::uint32_t> in(static_cast<std::size_t>(s.elements())), got(in.size());
+        tlab::fill_random(in.data(), s.elements(), tlab::DType::i32);
+        const std::size_t bytes = in.size() * 4, temp_bytes = gs::sort_rows_temp_bytes<std::uint32_t>(r, s.rows, s.cols);
+        void *a = nullptr, *b = nullptr, *temp = nullptr;
+        REQUIRE(cudaMalloc(&a, bytes) == cudaSuccess);
+        REQUIRE(cudaMalloc(&b, bytes) == cudaSuccess);
+        if (temp_bytes) REQUIRE(cudaMalloc(&temp, temp_bytes) == cudaSuccess);
+        REQUIRE(cudaMemcpy(a, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        gs::sort_rows(r, static_cast<std::uint32_t*>(a), static_cast<std::uint32_t*>(b), s.rows, s.cols, temp, temp_bytes,
+                      nullptr);
+        REQUIRE(cudaMemcpy(got.data(), gs::sorts_in_place(r) ? a : b, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        int bad_rows = 0;
+        for (std::int64_t i = 0; i < s.rows; ++i) {
+          std::vector<std::uint32_t> want(in.begin() + i * s.cols, in.begin() + (i + 1) * s.cols);
+          std::sort(want.begin(), want.end());
+          bad_rows += !std::equal(want.begin(), want.end(), got.begin() + i * s.cols);
+        }
+        CAPTURE(name);
+        CAPTURE(tlab::to_string(s));
+        CHECK(bad_rows == 0);
+        cudaFree(a);
+        cudaFree(b);
+        cudaFree(temp);
+      }
 }
 
 TEST_CASE("NaNs of both signs end every row and column, as on the CPU, and the elements are kept") {

@@ -40,9 +40,9 @@ SortRow measure_cpu_sort(const SortVariant& v, DType t, Shape s, const void* inp
 SortRow measure_gpu_sort(const GpuSortCase& c, DType t, Shape s, const void* input, const TimingPolicy& p);
 
 // What an experiment sweeps: the CPU sorts whose names match a glob, and the GPU cases or
-// none. Above large_elements the CPU sorts run for int32 only (each takes tens of seconds;
-// int32 is what the GPU is compared with) and the seed's loops, whose point is their
-// iteration count, do not run. A GPU sweep on a machine without a GPU writes nothing.
+// none. Above large_elements the CPU sorts and the seed's GPU kernels run for int32 only
+// (each takes seconds to tens of seconds; int32 is what the issue compares), and the seed's
+// loops, whose point is their iteration count, do not run. A GPU sweep on a machine without a GPU writes nothing.
 struct SortSweep {
   std::vector<std::string> cpu_variants{"*"};  // globs; a CPU sort runs when it matches any
   bool gpu = false;
