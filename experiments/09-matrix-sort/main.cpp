@@ -8,5 +8,5 @@ int main(int argc, char** argv) {
                             tlab::parse_sizes("1024,2048,4096,4096x1024,1024x4096"),
                             tlab::parse_sizes("256,1024,1024x256")};
   return tlab::experiment_main(argc, argv, spec,
-                               [](tlab::ExperimentRun& run) { tlab::sort::run_sort_sweep(run, {{"cpu/*"}, false}); });
+                               [](tlab::ExperimentRun& run) { tlab::sort::run_sort_sweep(run, {{"cpu/*"}, {}, false}); });
 }

@@ -159,7 +159,12 @@ GpuMatrixSort::~GpuMatrixSort() = default;
 void GpuMatrixSort::load(const void* host) {
   Impl& m = *impl_;
   switch (m.o.memory) {
-    case SortMemory::device: TLAB_CUDA(cudaMemcpy(m.pristine.get(), host, m.bytes, cudaMemcpyHostToDevice)); break;
+    case SortMemory::device:
+      // From pageable memory cudaMemcpy may return once the data is staged, before the DMA
+      // lands; run() reads it on a non-blocking stream, which would not wait for it.
+      TLAB_CUDA(cudaMemcpy(m.pristine.get(), host, m.bytes, cudaMemcpyHostToDevice));
+      TLAB_CUDA(cudaDeviceSynchronize());
+      break;
     case SortMemory::pinned: std::memcpy(m.pin_in, host, m.bytes); break;
     case SortMemory::pageable: std::memcpy(m.page_in.data(), host, m.bytes); break;
     case SortMemory::managed:
@@ -220,7 +225,6 @@ struct PhaseClock {
 GpuSortTimes GpuMatrixSort::run() {
   Impl& m = *impl_;
   if (!m.loaded) throw std::logic_error("GpuMatrixSort::run without load");
-  m.loaded = false;
   const Shape s = m.s;
   const std::int64_t n = s.elements();
   cudaStream_t main = m.streams[0];

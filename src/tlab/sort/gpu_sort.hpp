@@ -70,7 +70,9 @@ class GpuMatrixSort {
   GpuMatrixSort& operator=(const GpuMatrixSort&) = delete;
   // Puts an unsorted host matrix where the memory kind keeps its input (not timed).
   void load(const void* host_matrix);
-  // Sorts what load() put there; may be called again only after another load().
+  // Sorts what load() put there, from the unsorted input every time: each call first puts a
+  // fresh copy where the sort works (not timed: a device-to-device copy, or for managed
+  // memory a host copy that leaves the pages on the host).
   GpuSortTimes run();
   // Copies the sorted matrix to host memory (not timed).
   void result(void* host_matrix) const;

@@ -111,9 +111,10 @@ SortRow measure_gpu_sort(const GpuSortCase& c, DType t, Shape s, const void* inp
   row.dtype = t;
   row.shape = s;
   GpuSortTimes first;
+  plan.load(input);
   {
     std::unique_ptr<unsigned char[]> got(new unsigned char[bytes]);
-    plan.load(input);
+    poison(got.get(), bytes);
     first = plan.run();
     plan.result(got.get());
     check_sorted_permutation(c.name, got.get(), input, t, s);
@@ -124,7 +125,6 @@ SortRow measure_gpu_sort(const GpuSortCase& c, DType t, Shape s, const void* inp
   int calls = 0;
   row.timed = measure(
       [&] {
-        plan.load(input);
         const GpuSortTimes x = plan.run();
         if (++calls > after_first_run(p, first.total_s).warmup) {
           sort.push_back(x.sort_s);
@@ -220,6 +220,8 @@ void run_sort_sweep(ExperimentRun& run, const SortSweep& sweep) {
                        [&](const std::string& g) { return glob_match(g, v.name); }))
         continue;
         if (large && (t != DType::i32 || is_seed_loop(v.name))) continue;
+        if (!sweep.cpu_types.empty() && std::find(sweep.cpu_types.begin(), sweep.cpu_types.end(), t) == sweep.cpu_types.end())
+          continue;
         if (opt.list) {
           std::cout << v.name << " " << at << "\n";
           continue;

@@ -45,6 +45,7 @@ SortRow measure_gpu_sort(const GpuSortCase& c, DType t, Shape s, const void* inp
 // loops, whose point is their iteration count, do not run. A GPU sweep on a machine without a GPU writes nothing.
 struct SortSweep {
   std::vector<std::string> cpu_variants{"*"};  // globs; a CPU sort runs when it matches any
+  std::vector<DType> cpu_types;                 // the CPU sorts' element types (empty: all)
   bool gpu = false;
   std::int64_t large_elements = std::int64_t(1) << 24;
 };
