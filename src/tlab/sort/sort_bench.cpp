@@ -248,8 +248,13 @@ void run_sort_sweep(ExperimentRun& run, const SortSweep& sweep) {
                              dtype_name(t), s.rows, s.cols});
       }
       for (const auto& c : gpu_sort_cases()) {
-        if (!sweep.gpu || !glob_match(opt.variant_glob, c.name)) continue;
-        if (large && (is_seed_loop(c.name) || (is_seed_kernel(c.options) && t != DType::i32))) continue;
+        if (!sweep.gpu || !glob_match(opt.variant_glob, c.name) ||
+            std::none_of(sweep.gpu_cases.begin(), sweep.gpu_cases.end(),
+                         [&](const std::string& g) { return glob_match(g, c.name); }))
+          continue;
+        // The seed's kernels take seconds from 2^24 elements on: int32 only there.
+        if (large && is_seed_loop(c.name)) continue;
+        if (s.elements() >= sweep.large_elements && is_seed_kernel(c.options) && t != DType::i32) continue;
         if (!gpu) continue;
         if (const std::string why = gpu_sort_refuses(c.options, t, s); !why.empty()) {
           if (!opt.list) note(c.name, ": not run: " + why + "\n");

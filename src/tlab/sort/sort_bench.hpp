@@ -39,14 +39,15 @@ const std::vector<GpuSortCase>& gpu_sort_cases();
 SortRow measure_cpu_sort(const SortVariant& v, DType t, Shape s, const void* input, const TimingPolicy& p);
 SortRow measure_gpu_sort(const GpuSortCase& c, DType t, Shape s, const void* input, const TimingPolicy& p);
 
-// What an experiment sweeps: the CPU sorts whose names match a glob, and the GPU cases or
-// none. Above large_elements the CPU sorts and the seed's GPU kernels run for int32 only
-// (each takes seconds to tens of seconds; int32 is what the issue compares), and the seed's
-// loops, whose point is their iteration count, do not run. A GPU sweep on a machine without a GPU writes nothing.
+// What an experiment sweeps: the CPU sorts and GPU cases whose names match its globs. Above
+// large_elements the CPU sorts run for int32 only (tens of seconds each; int32 is what the GPU
+// is compared with), from large_elements on so do the seed's GPU kernels, and above it the
+// seed's loops, whose point is their iteration count, do not run. A GPU sweep on a machine without a GPU writes nothing.
 struct SortSweep {
   std::vector<std::string> cpu_variants{"*"};  // globs; a CPU sort runs when it matches any
   std::vector<DType> cpu_types;                 // the CPU sorts' element types (empty: all)
   bool gpu = false;
+  std::vector<std::string> gpu_cases{"gpu/*"};  // globs over gpu_sort_cases() names
   std::int64_t large_elements = std::int64_t(1) << 24;
 };
 // Types from --types, shapes from --sizes, both narrowed by --variants; writes the CSV, a
