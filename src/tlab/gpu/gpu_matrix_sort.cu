@@ -11,6 +11,7 @@
 #include "tlab/gpu/device_buffer.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/sort_rows.cuh"
+#include "tlab/reference.hpp"
 #include "tlab/sort/gpu_sort.hpp"
 
 namespace tlab::sort {
@@ -37,14 +38,18 @@ const KernelFn& key_transpose(const std::string& name, std::size_t key_bytes) {
 
 #if CUDART_VERSION >= 13000
 void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
+  int device = 0;
+  TLAB_CUDA(cudaGetDevice(&device));
   cudaMemLocation loc{};
   loc.type = to_device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-  loc.id = 0;
+  loc.id = to_device ? device : 0;
   TLAB_CUDA(cudaMemPrefetchAsync(p, n, loc, 0, s));
 }
 #else
 void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
-  TLAB_CUDA(cudaMemPrefetchAsync(p, n, to_device ? 0 : cudaCpuDeviceId, s));
+  int device = 0;
+  TLAB_CUDA(cudaGetDevice(&device));
+  TLAB_CUDA(cudaMemPrefetchAsync(p, n, to_device ? device : cudaCpuDeviceId, s));
 }
 #endif
 
@@ -78,8 +83,9 @@ struct GpuMatrixSort::Impl {
   const KernelFn* transpose = nullptr;
   std::vector<cudaStream_t> streams;  // [0] is the main stream
   gpu::DeviceBuffer a, b, pristine, flag;
-  std::vector<gpu::DeviceBuffer> temp;  // one per stream
-  std::size_t temp_bytes = 0;
+  std::vector<gpu::DeviceBuffer> temp;  // scratch, one per stream
+  std::vector<std::size_t> temp_bytes;
+  std::vector<cudaEvent_t> joins;       // banded schedule: bands -> main, main -> bands
   void* managed = nullptr;
   void *pin_in = nullptr, *pin_out = nullptr;
   std::vector<unsigned char> page_in, page_out, managed_input;
@@ -88,6 +94,7 @@ struct GpuMatrixSort::Impl {
 
   ~Impl() {
     for (auto e : events) cudaEventDestroy(e);
+    for (auto e : joins) cudaEventDestroy(e);
     for (auto x : streams) cudaStreamDestroy(x);
     if (managed) cudaFree(managed);
     if (pin_in) cudaFreeHost(pin_in);
@@ -99,14 +106,24 @@ struct GpuMatrixSort::Impl {
   void* B() const { return b.get(); }
 };
 
+namespace {
+// Scratch bytes per stream: stream 0 runs both passes over the whole matrix; the other
+// streams only sort their band of rows in the first pass (at most ceil(rows / streams) rows).
+std::vector<std::size_t> scratch_sizes(Shape s, DType t, const GpuSortOptions& o) {
+  const gs::RowSort r = gs::parse_row_sort(o.row_sort);
+  if (gs::sorts_in_place(r)) return {};
+  const auto f = dtype_size(t) == 4 ? gs::sort_rows_temp_bytes<std::uint32_t> : gs::sort_rows_temp_bytes<std::uint64_t>;
+  std::vector<std::size_t> v{std::max(f(r, s.rows, s.cols), f(r, s.cols, s.rows))};
+  const std::int64_t band = (s.rows + o.streams - 1) / o.streams;
+  for (int i = 1; i < o.streams; ++i) v.push_back(f(r, band, s.cols));
+  return v;
+}
+}  // namespace
+
 double GpuMatrixSort::device_bytes(Shape s, DType t, const GpuSortOptions& o) {
   const double m = static_cast<double>(s.elements()) * dtype_size(t);
-  const gs::RowSort r = gs::parse_row_sort(o.row_sort);
   double temp = 0;
-  if (!gs::sorts_in_place(r)) {
-    const auto f = dtype_size(t) == 4 ? gs::sort_rows_temp_bytes<std::uint32_t> : gs::sort_rows_temp_bytes<std::uint64_t>;
-    temp = static_cast<double>(std::max(f(r, s.rows, s.cols), f(r, s.cols, s.rows))) * o.streams;
-  }
+  for (std::size_t b : scratch_sizes(s, t, o)) temp += static_cast<double>(b);
   return m * (o.memory == SortMemory::device ? 3 : 2) + temp;
 }
 
@@ -146,11 +163,12 @@ GpuMatrixSort::GpuMatrixSort(Shape s, DType t, const GpuSortOptions& o) : impl_(
     m.page_in.resize(m.bytes);
     m.page_out.resize(m.bytes);
   }
-  if (!gs::sorts_in_place(m.rs)) {
-    const auto f = m.key == 4 ? gs::sort_rows_temp_bytes<std::uint32_t> : gs::sort_rows_temp_bytes<std::uint64_t>;
-    // A band of rows (streams) needs no more than the whole matrix.
-    m.temp_bytes = std::max(f(m.rs, s.rows, s.cols), f(m.rs, s.cols, s.rows));
-    for (int i = 0; i < o.streams; ++i) m.temp.emplace_back(m.temp_bytes);
+  m.temp_bytes = scratch_sizes(s, t, o);
+  for (std::size_t b : m.temp_bytes) m.temp.emplace_back(b);
+  // Cross-stream joins of the banded schedule: created once, not inside the timed runs.
+  if (o.streams > 1) {
+    m.joins.resize(2 * static_cast<std::size_t>(o.streams));
+    for (auto& e : m.joins) TLAB_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
   }
 }
 
@@ -183,6 +201,19 @@ void GpuMatrixSort::result(void* host) const {
     case SortMemory::managed:
     case SortMemory::managed_prefetch: std::memcpy(host, m.managed, m.bytes); break;
   }
+}
+
+void GpuMatrixSort::poison_result() {
+  Impl& m = *impl_;
+  TLAB_CUDA(cudaDeviceSynchronize());
+  switch (m.o.memory) {
+    case SortMemory::device: TLAB_CUDA(cudaMemset(m.a.get(), kPoisonByte, m.bytes)); break;
+    case SortMemory::pinned: std::memset(m.pin_out, kPoisonByte, m.bytes); break;
+    case SortMemory::pageable: std::memset(m.page_out.data(), kPoisonByte, m.bytes); break;
+    case SortMemory::managed:
+    case SortMemory::managed_prefetch: std::memset(m.managed, kPoisonByte, m.bytes); break;
+  }
+  TLAB_CUDA(cudaDeviceSynchronize());
 }
 
 namespace {
@@ -240,11 +271,13 @@ GpuSortTimes GpuMatrixSort::run() {
   auto* A = static_cast<unsigned char*>(m.A());
   auto* B = static_cast<unsigned char*>(m.B());
   auto sort_rows = [&](void* data, void* other, std::int64_t rows, std::int64_t cols, int slot, cudaStream_t st) {
-    void* temp = m.temp.empty() ? nullptr : m.temp[static_cast<std::size_t>(slot)].get();
+    const auto i = static_cast<std::size_t>(slot);
+    void* temp = m.temp.empty() ? nullptr : m.temp[i].get();
+    const std::size_t temp_bytes = m.temp.empty() ? 0 : m.temp_bytes[i];
     out.launches += m.key == 4 ? gs::sort_rows(m.rs, static_cast<std::uint32_t*>(data), static_cast<std::uint32_t*>(other),
-                                               rows, cols, temp, m.temp_bytes, st)
+                                               rows, cols, temp, temp_bytes, st)
                                : gs::sort_rows(m.rs, static_cast<std::uint64_t*>(data), static_cast<std::uint64_t*>(other),
-                                               rows, cols, temp, m.temp_bytes, st);
+                                               rows, cols, temp, temp_bytes, st);
   };
   auto transpose = [&](const void* in, void* to, Shape shape) {
     Operands op;
@@ -299,15 +332,12 @@ GpuSortTimes GpuMatrixSort::run() {
       const std::size_t off = static_cast<std::size_t>(r0 * s.cols) * m.key;
       sort_rows(A + off, B + off, r1 - r0, s.cols, i, m.streams[i]);
     };
-    auto join = [&](cudaStream_t to, bool from_bands) {
-      cudaEvent_t e;
-      for (int i = 0; i < k; ++i) {
-        cudaStream_t from = from_bands ? m.streams[i] : main, into = from_bands ? to : m.streams[i];
-        if (from == into) continue;
-        TLAB_CUDA(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-        TLAB_CUDA(cudaEventRecord(e, from));
-        TLAB_CUDA(cudaStreamWaitEvent(into, e, 0));
-        TLAB_CUDA(cudaEventDestroy(e));  // released once the wait is satisfied
+    // from_bands: main waits for every band; else every band waits for main.
+    auto join = [&](bool from_bands) {
+      for (int i = 1; i < k; ++i) {
+        cudaEvent_t e = m.joins[static_cast<std::size_t>(from_bands ? i : k + i)];
+        TLAB_CUDA(cudaEventRecord(e, from_bands ? m.streams[i] : main));
+        TLAB_CUDA(cudaStreamWaitEvent(from_bands ? main : m.streams[i], e, 0));
       }
     };
     if (m.o.order == IssueOrder::depth_first) {
@@ -317,9 +347,9 @@ GpuSortTimes GpuMatrixSort::run() {
       for (int i = 0; i < k; ++i) keys(i);
       for (int i = 0; i < k; ++i) rows(i);
     }
-    join(main, true);
+    join(true);
     rows_then_columns(true);
-    join(main, false);
+    join(false);
     auto back = [&](int i) {
       auto [r0, r1] = band(i);
       gs::from_keys(m.t, A + static_cast<std::size_t>(r0 * s.cols) * m.key, (r1 - r0) * s.cols, m.streams[i]);

@@ -37,14 +37,18 @@ struct Managed {
 
 #if CUDART_VERSION >= 13000
 void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
+  int device = 0;
+  TLAB_CUDA(cudaGetDevice(&device));
   cudaMemLocation loc{};
   loc.type = to_device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-  loc.id = 0;
+  loc.id = to_device ? device : 0;
   TLAB_CUDA(cudaMemPrefetchAsync(p, n, loc, 0, s));
 }
 #else
 void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
-  TLAB_CUDA(cudaMemPrefetchAsync(p, n, to_device ? 0 : cudaCpuDeviceId, s));
+  int device = 0;
+  TLAB_CUDA(cudaGetDevice(&device));
+  TLAB_CUDA(cudaMemPrefetchAsync(p, n, to_device ? device : cudaCpuDeviceId, s));
 }
 #endif
 
@@ -158,7 +162,8 @@ class Bench {
         TLAB_CUDA(cudaMemcpy(back.get(), d_in.get(), bytes_, cudaMemcpyDeviceToHost));
         return back.get();
       };
-      TLAB_CUDA(cudaMemset(d_in.get(), kPoisonByte, bytes_));  // a copy that does nothing must fail
+      // On the copies' stream: a legacy-stream memset could land after a non-blocking copy.
+      TLAB_CUDA(cudaMemsetAsync(d_in.get(), kPoisonByte, bytes_, stream_));  // a copy that does nothing must fail
       phases("roofline", "pinned", "copy", {"h2d"}, h2d, arrived, in, nullptr);
       auto d2h = [&] { return std::vector<double>{copy(b.p, d_in.get(), cudaMemcpyDeviceToHost, true)}; };
       phases("roofline", "pinned", "copy", {"d2h"}, d2h, [&] { return b.p; }, in, b.p);
@@ -217,7 +222,7 @@ class Bench {
           TLAB_CUDA(cudaMemcpy(back.get(), d_out.get(), bytes_, cudaMemcpyDeviceToHost));
           return back.get();
         };
-        TLAB_CUDA(cudaMemset(d_out.get(), kPoisonByte, bytes_));
+        TLAB_CUDA(cudaMemsetAsync(d_out.get(), kPoisonByte, bytes_, stream_));
         phases("roofline", "pinned", "copy-2d-" + std::to_string(width * e) + "B", {"h2d"}, strided, arrived_out,
                expect.get(), nullptr);
       }

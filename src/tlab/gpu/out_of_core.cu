@@ -26,10 +26,36 @@ float cell(std::int64_t i, std::int64_t j) {
 
 // Calls f(r0, r1) on bands of [0, n) rows, one per hardware thread.
 template <typename F> void bands(std::int64_t n, F f) {
-  std::vector<std::thread> pool;
+  struct Pool {  // joined on every way out: a joinable thread destroyed ends the program
+    std::vector<std::thread> threads;
+    ~Pool() {
+      for (auto& x : threads)
+        if (x.joinable()) x.join();
+    }
+  } pool;
   const unsigned k = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned t = 0; t < k; ++t) pool.emplace_back(f, n * t / k, n * (t + 1) / k);
-  for (auto& x : pool) x.join();
+  for (unsigned t = 0; t < k; ++t) pool.threads.emplace_back(f, n * t / k, n * (t + 1) / k);
+}
+
+// A host range registered with CUDA (pinned) for as long as this lives, exceptions included:
+// freeing registered memory without unregistering it is undefined.
+struct HostRegistration {
+  void* p = nullptr;
+  bool pinned = false;
+  HostRegistration(void* ptr, std::size_t bytes) : p(ptr) {
+    pinned = cudaHostRegister(ptr, bytes, cudaHostRegisterDefault) == cudaSuccess;
+    if (!pinned) cudaGetLastError();  // the refusal is an answer, not a sticky error
+  }
+  ~HostRegistration() {
+    if (pinned) cudaHostUnregister(p);
+  }
+};
+
+using Stream = std::unique_ptr<CUstream_st, decltype(&cudaStreamDestroy)>;
+Stream make_stream() {
+  cudaStream_t s = nullptr;
+  TLAB_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return Stream(s, cudaStreamDestroy);
 }
 
 // Wrong elements of m against the matrix (transposed or not).
@@ -56,10 +82,9 @@ Timed copy_both_ways(std::size_t bytes, const TimingPolicy& p) {
   std::unique_ptr<void, decltype(&cudaFreeHost)> fa(a, cudaFreeHost), fb(b, cudaFreeHost);
   gpu::DeviceBuffer d1(bytes), d2(bytes);
   std::memset(a, 0x5A, bytes);
-  cudaStream_t s1, s2;
-  TLAB_CUDA(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-  TLAB_CUDA(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-  const Timed t = measure(
+  const Stream st1 = make_stream(), st2 = make_stream();
+  cudaStream_t s1 = st1.get(), s2 = st2.get();
+  return measure(
       [&] {
         const auto t0 = Clock::now();
         TLAB_CUDA(cudaMemcpyAsync(d1.get(), a, bytes, cudaMemcpyHostToDevice, s1));
@@ -69,9 +94,6 @@ Timed copy_both_ways(std::size_t bytes, const TimingPolicy& p) {
         return since(t0);
       },
       p);
-  cudaStreamDestroy(s1);
-  cudaStreamDestroy(s2);
-  return t;
 }
 
 }  // namespace
@@ -98,8 +120,8 @@ OutOfCoreRun measure_out_of_core(std::int64_t n, const std::vector<OutOfCoreMeth
     for (std::int64_t i = r0; i < r1; ++i)
       for (std::int64_t j = 0; j < n; ++j) m[static_cast<std::size_t>(i) * n + j] = cell(i, j);
   });
-  const bool pinned = cudaHostRegister(m.get(), bytes, cudaHostRegisterDefault) == cudaSuccess;
-  if (!pinned) cudaGetLastError();  // the refusal is an answer, not a sticky error
+  const HostRegistration registration(m.get(), bytes);  // declared after m: unregistered before m is freed
+  const bool pinned = registration.pinned;
   run.host_memory = pinned ? "pinned" : "pageable";
   bool transposed = false;
   const Shape s{n, n};
@@ -129,7 +151,6 @@ OutOfCoreRun measure_out_of_core(std::int64_t n, const std::vector<OutOfCoreMeth
     row.verified = true;
     run.rows.push_back(row);
   }
-  if (pinned) TLAB_CUDA(cudaHostUnregister(m.get()));
   return run;
 }
 

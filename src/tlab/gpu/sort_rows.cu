@@ -147,10 +147,14 @@ unsigned elementwise_grid(std::int64_t n) {
   return static_cast<unsigned>(std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(n, 256), 65536)));
 }
 
+// Asked once per process (one device): every sort_rows call needs it, inside timed regions.
 int shared_optin_bytes() {
-  int dev = 0, bytes = 0;
-  TLAB_CUDA(cudaGetDevice(&dev));
-  TLAB_CUDA(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  static const int bytes = [] {
+    int dev = 0, b = 0;
+    TLAB_CUDA(cudaGetDevice(&dev));
+    TLAB_CUDA(cudaDeviceGetAttribute(&b, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    return b;
+  }();
   return bytes;
 }
 
@@ -163,7 +167,13 @@ int log2_ceil(std::int64_t x) {
 // Block-per-row launch: enough blocks to fill the device, each looping over rows.
 template <typename Kernel, typename... Args>
 void launch_block_per_row(Kernel k, std::size_t smem, std::int64_t rows, int threads, cudaStream_t stream, Args... args) {
-  TLAB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+  // Allow the device's whole opt-in shared memory once per kernel, not on every launch (each
+  // instantiation of this template is one kernel: the two kernels' signatures differ).
+  static const bool allowed = [k] {
+    TLAB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_optin_bytes()));
+    return true;
+  }();
+  (void)allowed;
   const unsigned grid = static_cast<unsigned>(std::min<std::int64_t>(rows, 1 << 20));
   k<<<grid, threads, smem, stream>>>(args...);
   TLAB_CUDA_LAUNCHED();
@@ -221,6 +231,8 @@ template <typename K>
 int sort_rows(RowSort r, K* data, K* out, std::int64_t rows, std::int64_t cols, void* temp, std::size_t temp_bytes,
               cudaStream_t stream) {
   if (rows <= 0 || cols <= 0) return 0;
+  if (r == RowSort::cub_radix && rows * cols > INT_MAX)
+    throw std::invalid_argument("cub-segmented-radix: more than 2^31 - 1 elements");
   const std::int64_t cap = max_row_length(r, sizeof(K));
   if (cap && cols > cap)
     throw std::invalid_argument("GPU row sort: rows of " + std::to_string(cols) + " elements exceed its limit of " +

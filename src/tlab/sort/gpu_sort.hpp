@@ -76,6 +76,9 @@ class GpuMatrixSort {
   GpuSortTimes run();
   // Copies the sorted matrix to host memory (not timed).
   void result(void* host_matrix) const;
+  // Fills the place result() reads with a fixed pattern (not timed), so that a run that fails
+  // to write its result there cannot pass with an older one.
+  void poison_result();
   // Device bytes the plan needs for (s, t, o).
   static double device_bytes(Shape s, DType t, const GpuSortOptions& o);
 

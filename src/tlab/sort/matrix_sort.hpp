@@ -58,12 +58,18 @@ template <typename T> void sort_row_range(MatrixView<T> v, std::int64_t r0, std:
 template <typename F> void split_rows(std::int64_t rows, unsigned threads, F f) {
   if (threads < 1) throw std::invalid_argument("matrix sort: threads must be at least 1");
   const std::int64_t n = std::max<std::int64_t>(1, std::min<std::int64_t>(threads, rows));
-  std::vector<std::thread> pool;
-  pool.reserve(static_cast<std::size_t>(n - 1));
+  // Joined on every way out: a thread still joinable when it is destroyed ends the program.
+  struct Pool {
+    std::vector<std::thread> threads;
+    ~Pool() {
+      for (auto& t : threads)
+        if (t.joinable()) t.join();
+    }
+  } pool;
+  pool.threads.reserve(static_cast<std::size_t>(n - 1));
   for (std::int64_t k = 1; k < n; ++k)
-    pool.emplace_back(f, rows * k / n, rows * (k + 1) / n);
+    pool.threads.emplace_back(f, rows * k / n, rows * (k + 1) / n);
   f(std::int64_t{0}, rows / n);
-  for (auto& t : pool) t.join();
 }
 
 // out (cols x rows, packed) = transpose of in; each thread takes a slice of in's rows, that

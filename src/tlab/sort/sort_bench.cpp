@@ -123,15 +123,19 @@ SortRow measure_gpu_sort(const GpuSortCase& c, DType t, Shape s, const void* inp
   row.shape = s;
   GpuSortTimes first;
   plan.load(input);
-  {
-    std::unique_ptr<unsigned char[]> got(new unsigned char[bytes]);
-    poison(got.get(), bytes);
-    first = plan.run();
+  std::unique_ptr<unsigned char[]> got(new unsigned char[bytes]);
+  // The first run is checked before timing, and one more after it, each on a poisoned result:
+  // a fault that only warm runs show (a race between streams, say) must not pass either.
+  auto checked_run = [&] {
+    plan.poison_result();
+    const GpuSortTimes x = plan.run();
     plan.result(got.get());
     check_sorted_permutation(c.name, got.get(), input, t, s);
-    row.iterations = first.iterations;
-    row.launches = first.launches;
-  }
+    return x;
+  };
+  first = checked_run();
+  row.iterations = first.iterations;
+  row.launches = first.launches;
   std::vector<double> sort, transpose, keys, check, copy;
   int calls = 0;
   row.timed = measure(
@@ -147,6 +151,7 @@ SortRow measure_gpu_sort(const GpuSortCase& c, DType t, Shape s, const void* inp
         return x.total_s;
       },
       after_first_run(p, first.total_s));
+  checked_run();
   if (c.options.streams == 1) {
     row.sort_s = median_of(sort);
     row.transpose_s = median_of(transpose);
