@@ -102,7 +102,9 @@ TEST_CASE("every GPU row sort gives the CPU's sorted matrix bit for bit, for eve
 }
 
 TEST_CASE("row sorts on device keys: every row sorted and its elements kept, on tile-multiple shapes") {
-  for (tlab::Shape s : {tlab::Shape{1024, 256}, {256, 1024}, {2048, 512}, {1024, 1024}, {1000, 256}})
+  const std::vector<tlab::Shape> shapes = small_only() ? std::vector<tlab::Shape>{{64, 32}, {32, 64}}
+                                                      : std::vector<tlab::Shape>{{1024, 256}, {256, 1024}, {2048, 512}, {1024, 1024}, {1000, 256}};
+  for (tlab::Shape s : shapes)
     for (const char* name : {"cub-segmented-radix", "cub-segmented-sort", "block-bitonic"})
       for (int rep = 0; rep < 2; ++rep) {
         namespace gs = tlab::gpu::sort;
@@ -136,7 +138,7 @@ TEST_CASE("row sorts on device keys: every row sorted and its elements kept, on 
 TEST_CASE("NaNs of both signs end every row and column, as on the CPU, and the elements are kept") {
   for (const char* r : {"block-bitonic", "cub-segmented-radix", "thread-merge"})
     for (tlab::DType t : {tlab::DType::f32, tlab::DType::f64}) {
-      const tlab::Shape s{97, 131};
+      const tlab::Shape s = small_only() ? tlab::Shape{17, 23} : tlab::Shape{97, 131};
       ts::GpuSortOptions o;
       o.row_sort = r;
       CAPTURE(r);
@@ -175,7 +177,7 @@ TEST_CASE("every memory kind and both streamed schedules give the same sorted ma
 }
 
 TEST_CASE("one plan sorts fresh inputs again and again, each run from the loaded input") {
-  const tlab::Shape s{300, 200};
+  const tlab::Shape s = small_only() ? tlab::Shape{30, 20} : tlab::Shape{300, 200};
   ts::GpuSortOptions o;
   o.memory = ts::SortMemory::pinned;
   ts::GpuMatrixSort plan(s, tlab::DType::f32, o);
@@ -200,7 +202,7 @@ TEST_CASE("the seed's loop stops after one iteration, and its launches are count
     ts::GpuSortOptions o;
     o.row_sort = r;
     o.seed_loop = true;
-    const tlab::Shape s{200, 300};
+    const tlab::Shape s = small_only() ? tlab::Shape{20, 30} : tlab::Shape{200, 300};
     const auto in = input_for(tlab::DType::i32, s, 3);
     ts::GpuSortTimes times;
     CHECK(gpu_sorted(in, tlab::DType::i32, s, o, &times) == cpu_sorted(in, tlab::DType::i32, s));
