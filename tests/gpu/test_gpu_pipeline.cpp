@@ -43,6 +43,19 @@ void check_pipeline(tlab::Shape s, tlab::DType t, const tlab::PipelineOptions& o
   tlab::transpose_host_to_host(in, out, s, t, o);
   CHECK(tlab::compare_exact(out, want.data(), s.transposed(), tlab::dtype_size(t)) == "");
 }
+// A pinned n x n float matrix with unequal mirror pairs, transposed in place by `transpose`,
+// compared exactly with the reference.
+template <typename F> void check_in_place_pinned(std::int64_t n, F transpose) {
+  const std::size_t bytes = static_cast<std::size_t>(n * n) * sizeof(float);
+  PinnedBuf m(bytes);
+  std::vector<unsigned char> in(bytes), want(bytes);
+  tlab::fill_random(in.data(), n * n, tlab::DType::f32);
+  tlab::make_mirror_pairs_differ(in.data(), {n, n}, sizeof(float));
+  tlab::reference_transpose(in.data(), want.data(), {n, n}, sizeof(float));
+  std::memcpy(m.p, in.data(), bytes);
+  transpose(m.p);
+  CHECK(tlab::compare_exact(m.p, want.data(), {n, n}, sizeof(float)) == "");
+}
 }  // namespace
 
 TEST_CASE("the host-to-host pipeline is exact for blocks that do not divide the matrix, any streams, both orders") {
@@ -98,15 +111,7 @@ TEST_CASE("the mapped in-place host transpose is exact for any size and refuses 
     for (const char* k : {"gpu/inplace-tiled/t32x8", "gpu/inplace-tiled/t16x16", "gpu/inplace-naive/b16"}) {
       CAPTURE(n);
       CAPTURE(k);
-      const std::size_t bytes = static_cast<std::size_t>(n * n) * sizeof(float);
-      PinnedBuf m(bytes);
-      std::vector<unsigned char> in(bytes), want(bytes);
-      tlab::fill_random(in.data(), n * n, tlab::DType::f32);
-      tlab::make_mirror_pairs_differ(in.data(), {n, n}, sizeof(float));
-      tlab::reference_transpose(in.data(), want.data(), {n, n}, sizeof(float));
-      std::memcpy(m.p, in.data(), bytes);
-      tlab::transpose_host_in_place_mapped(m.p, {n, n}, tlab::DType::f32, k);
-      CHECK(tlab::compare_exact(m.p, want.data(), {n, n}, sizeof(float)) == "");
+      check_in_place_pinned(n, [&](void* m) { tlab::transpose_host_in_place_mapped(m, {n, n}, tlab::DType::f32, k); });
     }
   {  // double through a registered mapping (cudaHostRegister), as the out-of-core run does it
     const std::int64_t n = 777;
@@ -187,15 +192,7 @@ TEST_CASE("the in-place host transpose is exact for any size, block and stream c
         CAPTURE(n);
         CAPTURE(block);
         CAPTURE(streams);
-        const std::size_t bytes = static_cast<std::size_t>(n * n) * sizeof(float);
-        PinnedBuf m(bytes);
-        std::vector<unsigned char> in(bytes), want(bytes);
-        tlab::fill_random(in.data(), n * n, tlab::DType::f32);
-        tlab::make_mirror_pairs_differ(in.data(), {n, n}, sizeof(float));
-        tlab::reference_transpose(in.data(), want.data(), {n, n}, sizeof(float));
-        std::memcpy(m.p, in.data(), bytes);
-        tlab::transpose_host_in_place(m.p, {n, n}, tlab::DType::f32, block, streams);
-        CHECK(tlab::compare_exact(m.p, want.data(), {n, n}, sizeof(float)) == "");
+        check_in_place_pinned(n, [&](void* m) { tlab::transpose_host_in_place(m, {n, n}, tlab::DType::f32, block, streams); });
       }
   // Other element types, and pageable memory.
   for (tlab::DType t : {tlab::DType::u8, tlab::DType::f64, tlab::DType::c128}) {

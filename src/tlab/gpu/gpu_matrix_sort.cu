@@ -9,10 +9,12 @@
 
 #include "tlab/executor.hpp"
 #include "tlab/gpu/device_buffer.cuh"
+#include "tlab/gpu/host_memory.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/sort_rows.cuh"
 #include "tlab/reference.hpp"
 #include "tlab/sort/gpu_sort.hpp"
+#include "tlab/sort/sort_variants.hpp"
 
 namespace tlab::sort {
 
@@ -22,43 +24,23 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool sortable(DType t) { return t == DType::i32 || t == DType::f32 || t == DType::f64; }
-
 // The transpose kernel for keys of this size: a registered transpose of a same-size type
 // (it only moves bits).
 const KernelFn& key_transpose(const std::string& name, std::size_t key_bytes) {
-  const Variant& v = registry().get(name);
-  const DType as = key_bytes == 4 ? DType::i32 : DType::f64;
-  if (v.backend != Backend::gpu || v.placement != Placement::out_of_place || v.produces != Produces::transpose ||
-      v.known_wrong || !v.supports(as))
-    throw std::invalid_argument("GPU matrix sort: " + name + " is not a correct out-of-place GPU transpose of " +
-                                std::to_string(key_bytes) + "-byte elements");
-  return v.kernels.at(as);
+  if (const KernelFn* k = gpu::correct_gpu_transpose(name, key_bytes == 4 ? DType::i32 : DType::f64, Placement::out_of_place))
+    return *k;
+  throw std::invalid_argument("GPU matrix sort: " + name + " is not a correct out-of-place GPU transpose of " +
+                              std::to_string(key_bytes) + "-byte elements");
 }
 
-#if CUDART_VERSION >= 13000
-void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
-  int device = 0;
-  TLAB_CUDA(cudaGetDevice(&device));
-  cudaMemLocation loc{};
-  loc.type = to_device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-  loc.id = to_device ? device : 0;
-  TLAB_CUDA(cudaMemPrefetchAsync(p, n, loc, 0, s));
-}
-#else
-void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
-  int device = 0;
-  TLAB_CUDA(cudaGetDevice(&device));
-  TLAB_CUDA(cudaMemPrefetchAsync(p, n, to_device ? device : cudaCpuDeviceId, s));
-}
-#endif
+using gpu::prefetch;
 
 enum Phase { kSort, kTranspose, kKeys, kCheck, kCopy, kPhases };
 
 }  // namespace
 
 std::string gpu_sort_refuses(const GpuSortOptions& o, DType t, Shape s) {
-  if (!sortable(t)) return std::string("the GPU matrix sort has no ") + dtype_name(t) + " version";
+  if (std::find(sort_types().begin(), sort_types().end(), t) == sort_types().end()) return std::string("the GPU matrix sort has no ") + dtype_name(t) + " version";
   if (std::find(gpu_row_sorts().begin(), gpu_row_sorts().end(), o.row_sort) == gpu_row_sorts().end())
     return "no row sort named '" + o.row_sort + "'";
   if (s.rows <= 0 || s.cols <= 0) return "empty shape";
@@ -86,8 +68,8 @@ struct GpuMatrixSort::Impl {
   std::vector<gpu::DeviceBuffer> temp;  // scratch, one per stream
   std::vector<std::size_t> temp_bytes;
   std::vector<cudaEvent_t> joins;       // banded schedule: bands -> main, main -> bands
-  void* managed = nullptr;
-  void *pin_in = nullptr, *pin_out = nullptr;
+  gpu::ManagedBuffer managed;
+  gpu::PinnedBuffer pin_in, pin_out;
   std::vector<unsigned char> page_in, page_out, managed_input;
   std::vector<cudaEvent_t> events;  // pairs, reused across runs
   bool loaded = false;
@@ -96,13 +78,10 @@ struct GpuMatrixSort::Impl {
     for (auto e : events) cudaEventDestroy(e);
     for (auto e : joins) cudaEventDestroy(e);
     for (auto x : streams) cudaStreamDestroy(x);
-    if (managed) cudaFree(managed);
-    if (pin_in) cudaFreeHost(pin_in);
-    if (pin_out) cudaFreeHost(pin_out);
   }
 
   // The matrix the kernels work on (A) and the transpose target (B).
-  void* A() const { return managed ? managed : a.get(); }
+  void* A() const { return managed.get() ? managed.get() : a.get(); }
   void* B() const { return b.get(); }
 };
 
@@ -147,7 +126,7 @@ GpuMatrixSort::GpuMatrixSort(Shape s, DType t, const GpuSortOptions& o) : impl_(
   m.streams.resize(static_cast<std::size_t>(o.streams));
   for (auto& x : m.streams) TLAB_CUDA(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
   if (o.memory == SortMemory::managed || o.memory == SortMemory::managed_prefetch) {
-    TLAB_CUDA(cudaMallocManaged(&m.managed, m.bytes));
+    m.managed = gpu::ManagedBuffer(m.bytes);
     m.managed_input.resize(m.bytes);
   } else {
     m.a = gpu::DeviceBuffer(m.bytes);
@@ -156,8 +135,8 @@ GpuMatrixSort::GpuMatrixSort(Shape s, DType t, const GpuSortOptions& o) : impl_(
   m.flag = gpu::DeviceBuffer(sizeof(int));
   if (o.memory == SortMemory::device) m.pristine = gpu::DeviceBuffer(m.bytes);
   if (o.memory == SortMemory::pinned) {
-    if (cudaMallocHost(&m.pin_in, m.bytes) != cudaSuccess || cudaMallocHost(&m.pin_out, m.bytes) != cudaSuccess)
-      throw ResourceError("pinned host memory: cannot allocate 2 x " + std::to_string(m.bytes >> 20) + " MiB");
+    m.pin_in = gpu::PinnedBuffer(m.bytes);
+    m.pin_out = gpu::PinnedBuffer(m.bytes);
   }
   if (o.memory == SortMemory::pageable) {
     m.page_in.resize(m.bytes);
@@ -183,7 +162,7 @@ void GpuMatrixSort::load(const void* host) {
       TLAB_CUDA(cudaMemcpy(m.pristine.get(), host, m.bytes, cudaMemcpyHostToDevice));
       TLAB_CUDA(cudaDeviceSynchronize());
       break;
-    case SortMemory::pinned: std::memcpy(m.pin_in, host, m.bytes); break;
+    case SortMemory::pinned: std::memcpy(m.pin_in.get(), host, m.bytes); break;
     case SortMemory::pageable: std::memcpy(m.page_in.data(), host, m.bytes); break;
     case SortMemory::managed:
     case SortMemory::managed_prefetch: std::memcpy(m.managed_input.data(), host, m.bytes); break;
@@ -196,10 +175,10 @@ void GpuMatrixSort::result(void* host) const {
   TLAB_CUDA(cudaDeviceSynchronize());
   switch (m.o.memory) {
     case SortMemory::device: TLAB_CUDA(cudaMemcpy(host, m.a.get(), m.bytes, cudaMemcpyDeviceToHost)); break;
-    case SortMemory::pinned: std::memcpy(host, m.pin_out, m.bytes); break;
+    case SortMemory::pinned: std::memcpy(host, m.pin_out.get(), m.bytes); break;
     case SortMemory::pageable: std::memcpy(host, m.page_out.data(), m.bytes); break;
     case SortMemory::managed:
-    case SortMemory::managed_prefetch: std::memcpy(host, m.managed, m.bytes); break;
+    case SortMemory::managed_prefetch: std::memcpy(host, m.managed.get(), m.bytes); break;
   }
 }
 
@@ -208,10 +187,10 @@ void GpuMatrixSort::poison_result() {
   TLAB_CUDA(cudaDeviceSynchronize());
   switch (m.o.memory) {
     case SortMemory::device: TLAB_CUDA(cudaMemset(m.a.get(), kPoisonByte, m.bytes)); break;
-    case SortMemory::pinned: std::memset(m.pin_out, kPoisonByte, m.bytes); break;
+    case SortMemory::pinned: std::memset(m.pin_out.get(), kPoisonByte, m.bytes); break;
     case SortMemory::pageable: std::memset(m.page_out.data(), kPoisonByte, m.bytes); break;
     case SortMemory::managed:
-    case SortMemory::managed_prefetch: std::memset(m.managed, kPoisonByte, m.bytes); break;
+    case SortMemory::managed_prefetch: std::memset(m.managed.get(), kPoisonByte, m.bytes); break;
   }
   TLAB_CUDA(cudaDeviceSynchronize());
 }
@@ -263,7 +242,7 @@ GpuSortTimes GpuMatrixSort::run() {
   // Untimed set-up: the unsorted input where the memory kind keeps it.
   if (m.o.memory == SortMemory::device)
     TLAB_CUDA(cudaMemcpyAsync(m.a.get(), m.pristine.get(), m.bytes, cudaMemcpyDeviceToDevice, main));
-  if (m.managed) std::memcpy(m.managed, m.managed_input.data(), m.bytes);  // its pages are on the host now
+  if (m.managed.get()) std::memcpy(m.managed.get(), m.managed_input.data(), m.bytes);  // its pages are on the host now
   TLAB_CUDA(cudaStreamSynchronize(main));
 
   GpuSortTimes out;
@@ -304,7 +283,7 @@ GpuSortTimes GpuMatrixSort::run() {
   switch (m.o.memory) {
     case SortMemory::pinned:
       if (!banded)
-        clock.time(kCopy, main, [&] { TLAB_CUDA(cudaMemcpyAsync(A, m.pin_in, m.bytes, cudaMemcpyHostToDevice, main)); });
+        clock.time(kCopy, main, [&] { TLAB_CUDA(cudaMemcpyAsync(A, m.pin_in.get(), m.bytes, cudaMemcpyHostToDevice, main)); });
       break;
     case SortMemory::pageable:
       clock.time(kCopy, main, [&] { TLAB_CUDA(cudaMemcpyAsync(A, m.page_in.data(), m.bytes, cudaMemcpyHostToDevice, main)); });
@@ -320,7 +299,7 @@ GpuSortTimes GpuMatrixSort::run() {
     auto h2d = [&](int i) {
       auto [r0, r1] = band(i);
       const std::size_t off = static_cast<std::size_t>(r0 * s.cols) * m.key, len = static_cast<std::size_t>((r1 - r0) * s.cols) * m.key;
-      TLAB_CUDA(cudaMemcpyAsync(A + off, static_cast<unsigned char*>(m.pin_in) + off, len, cudaMemcpyHostToDevice, m.streams[i]));
+      TLAB_CUDA(cudaMemcpyAsync(A + off, static_cast<unsigned char*>(m.pin_in.get()) + off, len, cudaMemcpyHostToDevice, m.streams[i]));
     };
     auto keys = [&](int i) {
       auto [r0, r1] = band(i);
@@ -358,7 +337,7 @@ GpuSortTimes GpuMatrixSort::run() {
     auto d2h = [&](int i) {
       auto [r0, r1] = band(i);
       const std::size_t off = static_cast<std::size_t>(r0 * s.cols) * m.key, len = static_cast<std::size_t>((r1 - r0) * s.cols) * m.key;
-      TLAB_CUDA(cudaMemcpyAsync(static_cast<unsigned char*>(m.pin_out) + off, A + off, len, cudaMemcpyDeviceToHost, m.streams[i]));
+      TLAB_CUDA(cudaMemcpyAsync(static_cast<unsigned char*>(m.pin_out.get()) + off, A + off, len, cudaMemcpyDeviceToHost, m.streams[i]));
     };
     if (m.o.order == IssueOrder::depth_first) {
       for (int i = 0; i < k; ++i) { back(i); d2h(i); }
@@ -393,7 +372,7 @@ GpuSortTimes GpuMatrixSort::run() {
     ++out.launches;
     switch (m.o.memory) {
       case SortMemory::pinned:
-        clock.time(kCopy, main, [&] { TLAB_CUDA(cudaMemcpyAsync(m.pin_out, A, m.bytes, cudaMemcpyDeviceToHost, main)); });
+        clock.time(kCopy, main, [&] { TLAB_CUDA(cudaMemcpyAsync(m.pin_out.get(), A, m.bytes, cudaMemcpyDeviceToHost, main)); });
         break;
       case SortMemory::pageable:
         clock.time(kCopy, main, [&] { TLAB_CUDA(cudaMemcpyAsync(m.page_out.data(), A, m.bytes, cudaMemcpyDeviceToHost, main)); });

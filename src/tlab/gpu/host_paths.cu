@@ -10,6 +10,7 @@
 #include "tlab/executor.hpp"
 #include "tlab/gpu/device_buffer.cuh"
 #include "tlab/gpu/event_timer.cuh"
+#include "tlab/gpu/host_memory.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/host_paths.hpp"
 #include "tlab/reference.hpp"
@@ -21,36 +22,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-struct Pinned {
-  void* p = nullptr;
-  explicit Pinned(std::size_t n) {
-    const cudaError_t e = cudaMallocHost(&p, n);
-    if (e != cudaSuccess) throw ResourceError("pinned host memory: cannot allocate " + std::to_string(n >> 20) + " MiB");
-  }
-  ~Pinned() { cudaFreeHost(p); }
-};
-struct Managed {
-  void* p = nullptr;
-  explicit Managed(std::size_t n) { TLAB_CUDA(cudaMallocManaged(&p, n)); }
-  ~Managed() { cudaFree(p); }
-};
-
-#if CUDART_VERSION >= 13000
-void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
-  int device = 0;
-  TLAB_CUDA(cudaGetDevice(&device));
-  cudaMemLocation loc{};
-  loc.type = to_device ? cudaMemLocationTypeDevice : cudaMemLocationTypeHost;
-  loc.id = to_device ? device : 0;
-  TLAB_CUDA(cudaMemPrefetchAsync(p, n, loc, 0, s));
-}
-#else
-void prefetch(const void* p, std::size_t n, bool to_device, cudaStream_t s) {
-  int device = 0;
-  TLAB_CUDA(cudaGetDevice(&device));
-  TLAB_CUDA(cudaMemPrefetchAsync(p, n, to_device ? device : cudaCpuDeviceId, s));
-}
-#endif
+using Pinned = gpu::PinnedBuffer;
+using Managed = gpu::ManagedBuffer;
+using gpu::prefetch;
 
 class Bench {
  public:
@@ -155,9 +129,9 @@ class Bench {
        // expected result is the input itself.
       Pinned a(bytes_), b(bytes_);
       std::unique_ptr<unsigned char[]> back(new unsigned char[bytes_]);
-      std::memcpy(a.p, input_.get(), bytes_);
+      std::memcpy(a.get(), input_.get(), bytes_);
       const unsigned char* in = input_.get();
-      auto h2d = [&] { return std::vector<double>{copy(d_in.get(), a.p, cudaMemcpyHostToDevice, true)}; };
+      auto h2d = [&] { return std::vector<double>{copy(d_in.get(), a.get(), cudaMemcpyHostToDevice, true)}; };
       auto arrived = [&]() -> const void* {
         TLAB_CUDA(cudaMemcpy(back.get(), d_in.get(), bytes_, cudaMemcpyDeviceToHost));
         return back.get();
@@ -165,24 +139,24 @@ class Bench {
       // On the copies' stream: a legacy-stream memset could land after a non-blocking copy.
       TLAB_CUDA(cudaMemsetAsync(d_in.get(), kPoisonByte, bytes_, stream_));  // a copy that does nothing must fail
       phases("roofline", "pinned", "copy", {"h2d"}, h2d, arrived, in, nullptr);
-      auto d2h = [&] { return std::vector<double>{copy(b.p, d_in.get(), cudaMemcpyDeviceToHost, true)}; };
-      phases("roofline", "pinned", "copy", {"d2h"}, d2h, [&] { return b.p; }, in, b.p);
+      auto d2h = [&] { return std::vector<double>{copy(b.get(), d_in.get(), cudaMemcpyDeviceToHost, true)}; };
+      phases("roofline", "pinned", "copy", {"d2h"}, d2h, [&] { return b.get(); }, in, b.get());
       auto both = [&] {
         const auto t0 = Clock::now();
-        TLAB_CUDA(cudaMemcpyAsync(d_out.get(), a.p, bytes_, cudaMemcpyHostToDevice, stream_));
-        TLAB_CUDA(cudaMemcpyAsync(b.p, d_in.get(), bytes_, cudaMemcpyDeviceToHost, stream2_));
+        TLAB_CUDA(cudaMemcpyAsync(d_out.get(), a.get(), bytes_, cudaMemcpyHostToDevice, stream_));
+        TLAB_CUDA(cudaMemcpyAsync(b.get(), d_in.get(), bytes_, cudaMemcpyDeviceToHost, stream2_));
         TLAB_CUDA(cudaStreamSynchronize(stream_));
         TLAB_CUDA(cudaStreamSynchronize(stream2_));
         return std::vector<double>{since(t0)};
       };
-      phases("roofline", "pinned", "copy", {"both"}, both, [&] { return b.p; }, in, b.p);
+      phases("roofline", "pinned", "copy", {"both"}, both, [&] { return b.get(); }, in, b.get());
       // The pipeline's output copies alone: the device matrix, read as panels of `width`
       // rows, written to the host as `cols` rows of `width` elements at the output's pitch,
       // exactly the pattern of a full-width panel pipeline's D2H copies.
       for (std::int64_t width : {std::int64_t(1024), std::int64_t(4096)}) {
         if (width > s_.rows || s_.rows % width != 0) continue;
         const std::size_t e = dtype_size(t_);
-        auto* host = static_cast<unsigned char*>(b.p);
+        auto* host = static_cast<unsigned char*>(b.get());
         const auto* dev = static_cast<const unsigned char*>(d_in.get());  // holds the input
         std::unique_ptr<unsigned char[]> expect(new unsigned char[bytes_]);
         for (std::int64_t r0 = 0; r0 < s_.rows; r0 += width)
@@ -197,14 +171,14 @@ class Bench {
           return std::vector<double>{since(t0)};
         };
         phases("roofline", "pinned", "copy-2d-" + std::to_string(width * e) + "B", {"d2h"}, strided,
-               [&] { return b.p; }, expect.get(), b.p);
+               [&] { return b.get(); }, expect.get(), b.get());
       }
       // The column-stripe pipeline's input copies alone: stripes of `width` columns read
       // from the host at the input's pitch, packed on the device stripe after stripe.
       for (std::int64_t width : {std::int64_t(1024), std::int64_t(4096)}) {
         if (width > s_.cols || s_.cols % width != 0) continue;
         const std::size_t e = dtype_size(t_);
-        const auto* host = static_cast<const unsigned char*>(a.p);  // holds the input
+        const auto* host = static_cast<const unsigned char*>(a.get());  // holds the input
         auto* dev = static_cast<unsigned char*>(d_out.get());
         std::unique_ptr<unsigned char[]> expect(new unsigned char[bytes_]);
         for (std::int64_t c0 = 0; c0 < s_.cols; c0 += width)
@@ -235,8 +209,8 @@ class Bench {
       if (pinned) {
         pin_in = std::make_unique<Pinned>(bytes_);
         pin_out = std::make_unique<Pinned>(bytes_);
-        in = pin_in->p;
-        out = pin_out->p;
+        in = pin_in->get();
+        out = pin_out->get();
       } else {
         pg_in.reset(new unsigned char[bytes_]);
         pg_out.reset(new unsigned char[bytes_]);
@@ -257,44 +231,44 @@ class Bench {
     }
     {  // Managed memory: the kernel reads and writes it directly.
       Managed in(bytes_), out(bytes_);
-      auto touch_input_on_host = [&] { std::memcpy(in.p, input_.get(), bytes_); };
+      auto touch_input_on_host = [&] { std::memcpy(in.get(), input_.get(), bytes_); };
       auto on_demand = [&] {
         touch_input_on_host();  // pages back on the host before every sample (not timed)
-        const double k = event_kernel(in.p, out.p);
+        const double k = event_kernel(in.get(), out.get());
         const auto t0 = Clock::now();
         volatile unsigned char sink = 0;  // the host reads the output: pages migrate back
-        const auto* o = static_cast<const unsigned char*>(out.p);
+        const auto* o = static_cast<const unsigned char*>(out.get());
         for (std::size_t i = 0; i < bytes_; i += 4096) sink = sink + o[i];
         return std::vector<double>{k, since(t0)};
       };
-      phases("breakdown", "managed", "on-demand", {"kernel", "d2h"}, on_demand, [&] { return out.p; }, want_.get(),
-             out.p);
+      phases("breakdown", "managed", "on-demand", {"kernel", "d2h"}, on_demand, [&] { return out.get(); }, want_.get(),
+             out.get());
       auto prefetched = [&] {
         touch_input_on_host();
         auto t0 = Clock::now();
-        prefetch(in.p, bytes_, true, stream_);
-        prefetch(out.p, bytes_, true, stream_);
+        prefetch(in.get(), bytes_, true, stream_);
+        prefetch(out.get(), bytes_, true, stream_);
         TLAB_CUDA(cudaStreamSynchronize(stream_));
         const double a = since(t0);
-        const double k = event_kernel(in.p, out.p);
+        const double k = event_kernel(in.get(), out.get());
         t0 = Clock::now();
-        prefetch(out.p, bytes_, false, stream_);
+        prefetch(out.get(), bytes_, false, stream_);
         TLAB_CUDA(cudaStreamSynchronize(stream_));
         return std::vector<double>{a, k, since(t0)};
       };
-      phases("breakdown", "managed", "prefetch", {"h2d", "kernel", "d2h"}, prefetched, [&] { return out.p; },
-             want_.get(), out.p);
+      phases("breakdown", "managed", "prefetch", {"h2d", "kernel", "d2h"}, prefetched, [&] { return out.get(); },
+             want_.get(), out.get());
     }
     {  // The pipeline, pinned: host to host in one call, staged through device blocks or
        // mapped (the kernel on the host memory itself).
       Pinned in(bytes_), out(bytes_);
-      std::memcpy(in.p, input_.get(), bytes_);
+      std::memcpy(in.get(), input_.get(), bytes_);
       for (const PipelineOptions& po : pipelines) {
         // Allocation once, outside the timed region, as for the copies it is compared with.
         HostTransposePlan plan(s_, t_, po);
         auto seq = [&] {
           const auto t0 = Clock::now();
-          plan.execute(in.p, out.p);
+          plan.execute(in.get(), out.get());
           return std::vector<double>{since(t0)};
         };
         PipelineOptions used = po;
@@ -302,7 +276,7 @@ class Bench {
         used.panel_cols = pipeline_panel_cols(po, s_, t_);
         const bool mapped = po.access == HostAccess::mapped;
         phases(mapped ? "mapped" : "pipeline", "pinned", mapped ? "kernel" : "pipeline", {"total"}, seq,
-               [&] { return out.p; }, want_.get(), out.p, used);
+               [&] { return out.get(); }, want_.get(), out.get(), used);
       }
     }
   }

@@ -28,24 +28,11 @@ std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t) 
 }
 
 namespace {
-// The kernel a host pipeline runs, checked once: a correct out-of-place GPU transpose of t.
-const KernelFn& pipeline_kernel(const std::string& name, DType t, const char* who) {
-  const Variant& k = registry().get(name);
-  if (k.backend != Backend::gpu || k.placement != Placement::out_of_place || k.produces != Produces::transpose ||
-      k.known_wrong || !k.supports(t))
-    throw std::invalid_argument(std::string(who) + ": " + name + " is not a correct out-of-place GPU transpose for " +
-                                dtype_name(t));
-  return k.kernels.at(t);
-}
-
-// The in-place kernel a mapped in-place transpose runs, checked the same way.
-const KernelFn& in_place_kernel(const std::string& name, DType t, const char* who) {
-  const Variant& k = registry().get(name);
-  if (k.backend != Backend::gpu || k.placement != Placement::in_place || k.produces != Produces::transpose ||
-      k.known_wrong || !k.supports(t))
-    throw std::invalid_argument(std::string(who) + ": " + name + " is not a correct in-place GPU transpose for " +
-                                dtype_name(t));
-  return k.kernels.at(t);
+// The kernel a host transpose runs, checked once: a correct GPU transpose of t with placement p.
+const KernelFn& transpose_kernel(const std::string& name, DType t, Placement p, const char* who) {
+  if (const KernelFn* k = gpu::correct_gpu_transpose(name, t, p)) return *k;
+  throw std::invalid_argument(std::string(who) + ": " + name + " is not a correct " + placement_name(p) +
+                              " GPU transpose for " + dtype_name(t));
 }
 
 // The device's address for page-locked host memory; refuses pageable memory, which a
@@ -94,7 +81,7 @@ struct HostTransposePlan::Impl {
 HostTransposePlan::HostTransposePlan(Shape s, DType t, const PipelineOptions& o) {
   if (o.streams < 1 || o.streams > 64) throw std::invalid_argument("pipeline: streams must be 1..64");
   if (s.rows <= 0 || s.cols <= 0) throw std::invalid_argument("pipeline: empty shape " + to_string(s));
-  const KernelFn& k = pipeline_kernel(o.kernel, t, "pipeline");
+  const KernelFn& k = transpose_kernel(o.kernel, t, Placement::out_of_place, "pipeline");
   const std::int64_t p = pipeline_panel_rows(o, s, t), q = pipeline_panel_cols(o, s, t);
   require_device_bytes(pipeline_device_bytes(o, s, t), "the pipeline (" + std::to_string(o.streams) +
                                                            " streams x 2 blocks of " + std::to_string(p) + " x " +
@@ -180,7 +167,7 @@ void transpose_host_in_place(void* m, Shape s, DType t, std::int64_t block, int 
   if (s.rows <= 0) throw std::invalid_argument("in-place host transpose: empty shape");
   if (streams < 1 || streams > 64) throw std::invalid_argument("in-place host transpose: streams must be 1..64");
   if (block < 1) throw std::invalid_argument("in-place host transpose: block must be at least 1");
-  const KernelFn& transpose = pipeline_kernel(kernel, t, "in-place host transpose");
+  const KernelFn& transpose = transpose_kernel(kernel, t, Placement::out_of_place, "in-place host transpose");
   const std::int64_t n = s.rows, b = std::min(block, n);
   const std::size_t elem = dtype_size(t), tile = static_cast<std::size_t>(b) * b * elem;
   require_device_bytes(4ull * tile * static_cast<std::uint64_t>(streams),
@@ -231,7 +218,7 @@ void transpose_host_in_place(void* m, Shape s, DType t, std::int64_t block, int 
 void transpose_host_in_place_mapped(void* m, Shape s, DType t, const std::string& kernel) {
   if (!s.square()) throw std::invalid_argument("in-place host transpose needs a square matrix, not " + to_string(s));
   if (s.rows <= 0) throw std::invalid_argument("in-place host transpose: empty shape");
-  const KernelFn& transpose = in_place_kernel(kernel, t, "mapped in-place host transpose");
+  const KernelFn& transpose = transpose_kernel(kernel, t, Placement::in_place, "mapped in-place host transpose");
   Streams st(1);
   Operands op;
   op.out = mapped_address(m, "matrix");

@@ -39,6 +39,17 @@ inline Variant gpu_variant(std::string name, std::string family, Placement place
   return v;
 }
 
+// The kernel of the registered variant `name` when it is a correct GPU transpose of t with
+// placement p (not a roofline peer, not registered as known to be wrong), else nullptr.
+// Code that runs a kernel by name checks it once with this and says what it needed.
+inline const KernelFn* correct_gpu_transpose(const std::string& name, DType t, Placement p) {
+  const Variant& k = registry().get(name);
+  if (k.backend != Backend::gpu || k.placement != p || k.produces != Produces::transpose || k.known_wrong ||
+      !k.supports(t))
+    return nullptr;
+  return &k.kernels.at(t);
+}
+
 // The element types the GPU sweeps use; experiment 07 adds the others through the
 // families registered with all types.
 #define TLAB_GPU_MAIN_TYPES std::int32_t, float, double

@@ -8,6 +8,7 @@
 #include "tlab/executor.hpp"
 #include "tlab/gpu/device_buffer.cuh"
 #include "tlab/gpu/check.cuh"
+#include "tlab/gpu/host_memory.cuh"
 #include "tlab/host_transpose.hpp"
 #include "tlab/out_of_core.hpp"
 
@@ -74,12 +75,8 @@ long long wrong_elements(const float* m, std::int64_t n, bool transposed) {
 
 // Pinned H2D and D2H of `bytes` each, at once, on two streams: the bus's two-way ceiling.
 Timed copy_both_ways(std::size_t bytes, const TimingPolicy& p) {
-  void *a = nullptr, *b = nullptr;
-  if (cudaMallocHost(&a, bytes) != cudaSuccess || cudaMallocHost(&b, bytes) != cudaSuccess) {
-    cudaFreeHost(a);
-    throw ResourceError("pinned host memory: cannot allocate 2 x " + std::to_string(bytes >> 20) + " MiB");
-  }
-  std::unique_ptr<void, decltype(&cudaFreeHost)> fa(a, cudaFreeHost), fb(b, cudaFreeHost);
+  const gpu::PinnedBuffer pa(bytes), pb(bytes);
+  void *a = pa.get(), *b = pb.get();
   gpu::DeviceBuffer d1(bytes), d2(bytes);
   std::memset(a, 0x5A, bytes);
   const Stream st1 = make_stream(), st2 = make_stream();

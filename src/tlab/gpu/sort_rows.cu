@@ -7,6 +7,7 @@
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/sort_rows.cuh"
 #include "tlab/sort/ordered_keys.hpp"
+#include "tlab/sort/sort_variants.hpp"
 
 namespace tlab::gpu::sort {
 namespace {
@@ -282,24 +283,18 @@ int sort_rows(RowSort r, K* data, K* out, std::int64_t rows, std::int64_t cols, 
 }
 
 void to_keys(DType t, void* data, std::int64_t n, cudaStream_t stream) {
-  const unsigned g = elementwise_grid(n);
-  switch (t) {
-    case DType::i32: to_keys_kernel<std::int32_t><<<g, 256, 0, stream>>>(static_cast<std::int32_t*>(data), n); break;
-    case DType::f32: to_keys_kernel<float><<<g, 256, 0, stream>>>(static_cast<float*>(data), n); break;
-    case DType::f64: to_keys_kernel<double><<<g, 256, 0, stream>>>(static_cast<double*>(data), n); break;
-    default: throw std::invalid_argument(std::string("GPU matrix sort: no ") + dtype_name(t) + " version");
-  }
+  tlab::sort::with_sort_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    to_keys_kernel<T><<<elementwise_grid(n), 256, 0, stream>>>(static_cast<T*>(data), n);
+  });
   TLAB_CUDA_LAUNCHED();
 }
 
 void from_keys(DType t, void* data, std::int64_t n, cudaStream_t stream) {
-  const unsigned g = elementwise_grid(n);
-  switch (t) {
-    case DType::i32: from_keys_kernel<std::int32_t><<<g, 256, 0, stream>>>(static_cast<std::int32_t*>(data), n); break;
-    case DType::f32: from_keys_kernel<float><<<g, 256, 0, stream>>>(static_cast<float*>(data), n); break;
-    case DType::f64: from_keys_kernel<double><<<g, 256, 0, stream>>>(static_cast<double*>(data), n); break;
-    default: throw std::invalid_argument(std::string("GPU matrix sort: no ") + dtype_name(t) + " version");
-  }
+  tlab::sort::with_sort_type(t, [&](auto tag) {
+    using T = decltype(tag);
+    from_keys_kernel<T><<<elementwise_grid(n), 256, 0, stream>>>(static_cast<T*>(data), n);
+  });
   TLAB_CUDA_LAUNCHED();
 }
 

@@ -12,15 +12,6 @@
 namespace tlab::sort {
 
 namespace {
-template <typename F> auto typed(DType t, F f) {
-  switch (t) {
-    case DType::i32: return f(std::int32_t{});
-    case DType::f32: return f(float{});
-    case DType::f64: return f(double{});
-    default: throw std::invalid_argument(std::string("matrix sort: no ") + dtype_name(t) + " version");
-  }
-}
-
 template <typename T> MatrixView<T> view(void* p, Shape s) { return MatrixView<T>(static_cast<T*>(p), s.rows, s.cols); }
 
 unsigned hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -35,17 +26,17 @@ const std::vector<SortVariant>& sort_variants() {
   static const std::vector<SortVariant> v{
       {"cpu/sort-sequential", "sort each row, then each column through a transpose; one thread", 1,
        [](DType t, void* p, Shape s) {
-         typed(t, [&](auto tag) { sort_matrix_sequential(view<decltype(tag)>(p, s)); });
+         with_sort_type(t, [&](auto tag) { sort_matrix_sequential(view<decltype(tag)>(p, s)); });
          return 1;
        }},
       {"cpu/sort-threaded", "the same, rows and transposes split over all hardware threads", hardware_threads(),
        [](DType t, void* p, Shape s) {
-         typed(t, [&](auto tag) { sort_matrix_threaded(view<decltype(tag)>(p, s), hardware_threads()); });
+         with_sort_type(t, [&](auto tag) { sort_matrix_threaded(view<decltype(tag)>(p, s), hardware_threads()); });
          return 1;
        }},
       {"cpu/sort-seed-loop", "seed 003's loop: sort rows, transpose, sort rows, transpose, check, until sorted", 1,
        [](DType t, void* p, Shape s) {
-         return typed(t, [&](auto tag) { return sort_matrix_seed_loop(view<decltype(tag)>(p, s), 64); });
+         return with_sort_type(t, [&](auto tag) { return sort_matrix_seed_loop(view<decltype(tag)>(p, s), 64); });
        }},
   };
   return v;
@@ -98,7 +89,7 @@ std::uint64_t multiset_fingerprint(const void* data, std::int64_t count, DType t
 }
 
 bool rows_and_columns_sorted(const void* data, Shape s, DType t) {
-  return typed(t, [&](auto tag) {
+  return with_sort_type(t, [&](auto tag) {
     using T = decltype(tag);
     const MatrixView<const T> v(static_cast<const T*>(data), s.rows, s.cols);
     std::atomic<bool> ok{true};

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,17 @@ struct SortVariant {
 
 const std::vector<SortVariant>& sort_variants();
 const std::vector<DType>& sort_types();  // int32, float, double
+
+// Calls f(T{}) for the element type T of t, one of sort_types(); throws std::invalid_argument
+// for the others.
+template <typename F> auto with_sort_type(DType t, F f) {
+  switch (t) {
+    case DType::i32: return f(std::int32_t{});
+    case DType::f32: return f(float{});
+    case DType::f64: return f(double{});
+    default: throw std::invalid_argument(std::string("matrix sort: no ") + dtype_name(t) + " version");
+  }
+}
 
 // Order-independent fingerprint of the elements' bit patterns: equal for any permutation,
 // different (with overwhelming probability) when an element is lost or changed.
