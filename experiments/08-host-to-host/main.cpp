@@ -59,8 +59,9 @@ int main(int argc, char** argv) {
             if (!seen) pipelines.push_back(o);
           }
       // Zero copy: the kernel itself loads and stores the pinned host matrices over the bus.
-      for (const char* k : {"gpu/tiled/t32-pad", "gpu/unrolled/t32x4-pad", "gpu/unrolled/t64x4-pad", "gpu/wide/r32c128x8",
-                            "gpu/wide/r32c256x8"}) {
+      for (const char* k : {"gpu/tiled/t32-pad", "gpu/unrolled/t32x4-pad", "gpu/unrolled/t64x4-pad", "gpu/rect/r32c128x8",
+                            "gpu/rect/r32c256x8", "gpu/rect/r64c32x8", "gpu/rect/r128c32x8", "gpu/rect/r64c128x8",
+                            "gpu/rect/r128c64x8"}) {
         tlab::PipelineOptions o;
         o.kernel = k;
         o.access = tlab::HostAccess::mapped;

@@ -58,6 +58,6 @@ void register_gpu_naive(Registry& r);
 void register_gpu_tiled(Registry& r);
 void register_gpu_inplace(Registry& r);
 void register_gpu_peers(Registry& r);
-void register_gpu_wide(Registry& r);
+void register_gpu_rect(Registry& r);
 
 }  // namespace tlab::gpu

@@ -1,20 +1,20 @@
-// Wide-read tiles: TR rows x TC columns with TC > TR, so that every input row a tile touches
-// yields TC consecutive elements (512 bytes and more for float) while the output rows stay
-// TR elements (one coalesced 128-byte piece per warp for float). Written for the zero-copy
-// (mapped) host transpose, where reads of host memory at a 64 KiB pitch were slow per row
-// visited, not per byte (docs/performance-notes.md, section 6); on device memory it is one
-// more tile shape.
+// Rectangular tiles, TR rows x TC columns: each input row a tile touches is read as TC
+// consecutive elements and each output row is written as TR. Written for the zero-copy
+// (mapped) host transpose, where the rate at a 64 KiB pitch depends on how long the pieces
+// are; the shapes below pull the read side (TC) and the write side (TR) apart, so that one
+// run says which of the two sets the cost (docs/performance-notes.md, section 6). On device
+// memory they are more tile shapes.
 #include "tlab/gpu/launch.cuh"
 
 namespace tlab::gpu {
 namespace {
 
 // Block: 32 x SIDE threads. A warp reads TC/32 consecutive 32-element pieces of one row, and
-// writes one 32-element piece of an output row per step. +1 column: a column of the tile
+// writes TR/32 consecutive pieces of one output row. +1 column: a column of the tile
 // spans all banks (4-byte elements).
 template <typename T, int TR, int TC, int SIDE>
 __global__ void __launch_bounds__(32 * SIDE)
-transpose_wide(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
+transpose_rect(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
   static_assert(TR % 32 == 0 && TC % 32 == 0 && TR % SIDE == 0 && TC % SIDE == 0, "tile shape");
   __shared__ T tile[TR][TC + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -41,18 +41,18 @@ transpose_wide(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows,
   }
 }
 
-template <typename T, int TR, int TC> constexpr bool wide_fits() { return sizeof(T) * TR * (TC + 1) <= 48 * 1024; }
+template <typename T, int TR, int TC> constexpr bool rect_fits() { return sizeof(T) * TR * (TC + 1) <= 48 * 1024; }
 
-template <int TR, int TC, int SIDE> void add_wide(Registry& r) {
-  Variant v = gpu_variant("gpu/wide/r" + std::to_string(TR) + "c" + std::to_string(TC) + "x" + std::to_string(SIDE),
-                          "gpu-wide", Placement::out_of_place,
+template <int TR, int TC, int SIDE> void add_rect(Registry& r) {
+  Variant v = gpu_variant("gpu/rect/r" + std::to_string(TR) + "c" + std::to_string(TC) + "x" + std::to_string(SIDE),
+                          "gpu-rect", Placement::out_of_place,
                           {{"tile_rows", std::to_string(TR)}, {"tile_cols", std::to_string(TC)}, {"side", std::to_string(SIDE)}},
-                          "shared-memory tile wider than tall: long row pieces read, 32-element pieces written");
+                          "rectangular shared-memory tile: TC-element pieces of input rows read, TR-element pieces of output rows written");
   v.kernels = instantiate<TLAB_GPU_MAIN_TYPES>([](auto tag, const Operands& op) {
     using T = decltype(tag);
-    if constexpr (wide_fits<T, TR, TC>()) {
+    if constexpr (rect_fits<T, TR, TC>()) {
       const dim3 grid = grid_2d(ceil_div(op.shape.cols, TC), ceil_div(op.shape.rows, TR));
-      transpose_wide<T, TR, TC, SIDE><<<grid, dim3(32, SIDE), 0, stream_of(op)>>>(
+      transpose_rect<T, TR, TC, SIDE><<<grid, dim3(32, SIDE), 0, stream_of(op)>>>(
           static_cast<const T*>(op.in), static_cast<T*>(op.out), op.shape.rows, op.shape.cols);
       TLAB_CUDA_LAUNCHED();
     } else {
@@ -60,7 +60,7 @@ template <int TR, int TC, int SIDE> void add_wide(Registry& r) {
     }
   });
   for (auto it = v.kernels.begin(); it != v.kernels.end();) {
-    const bool fits = dispatch_dtype(it->first, [](auto tag) { return wide_fits<decltype(tag), TR, TC>(); });
+    const bool fits = dispatch_dtype(it->first, [](auto tag) { return rect_fits<decltype(tag), TR, TC>(); });
     it = fits ? std::next(it) : v.kernels.erase(it);
   }
   r.add(std::move(v));
@@ -68,9 +68,16 @@ template <int TR, int TC, int SIDE> void add_wide(Registry& r) {
 
 }  // namespace
 
-void register_gpu_wide(Registry& r) {
-  add_wide<32, 128, 8>(r);
-  add_wide<32, 256, 8>(r);
+void register_gpu_rect(Registry& r) {
+  // Long reads, 128-byte writes (float).
+  add_rect<32, 128, 8>(r);
+  add_rect<32, 256, 8>(r);
+  // 128-byte reads, long writes.
+  add_rect<64, 32, 8>(r);
+  add_rect<128, 32, 8>(r);
+  // Long on both sides.
+  add_rect<64, 128, 8>(r);
+  add_rect<128, 64, 8>(r);
 }
 
 }  // namespace tlab::gpu
