@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
       // Zero copy: the kernel itself loads and stores the pinned host matrices over the bus.
       for (const char* k : {"gpu/tiled/t32-pad", "gpu/unrolled/t32x4-pad", "gpu/unrolled/t64x4-pad", "gpu/rect/r32c128x8",
                             "gpu/rect/r32c256x8", "gpu/rect/r64c32x8", "gpu/rect/r128c32x8", "gpu/rect/r64c128x8",
-                            "gpu/rect/r128c64x8"}) {
+                            "gpu/rect/r128c64x8", "gpu/rect/r256c32x8", "gpu/rect/r128c32x16"}) {
         tlab::PipelineOptions o;
         o.kernel = k;
         o.access = tlab::HostAccess::mapped;

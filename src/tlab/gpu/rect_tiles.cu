@@ -75,6 +75,8 @@ void register_gpu_rect(Registry& r) {
   // 128-byte reads, long writes.
   add_rect<64, 32, 8>(r);
   add_rect<128, 32, 8>(r);
+  add_rect<256, 32, 8>(r);
+  add_rect<128, 32, 16>(r);  // twice the threads: more reads in flight
   // Long on both sides.
   add_rect<64, 128, 8>(r);
   add_rect<128, 64, 8>(r);
