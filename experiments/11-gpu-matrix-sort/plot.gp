@@ -79,6 +79,6 @@ set yrange [0:100]
 set ylabel "% of the device time"
 set key outside right top font ",10"
 set grid ytics lc rgb "#e5e5e5"
-set xtics scale 0 font ",9" rotate by -20
+set xtics scale 0 font ",9"
 plot $S using 2:xtic(1) lc rgb "#2166ac" title "row sorts", '' using 3 lc rgb "#1b7837" title "transposes", \
      '' using 4 lc rgb "#bbbbbb" title "key maps"

@@ -14,7 +14,7 @@ stats csv using ((strcol("dtype") eq "int32" && column("rows") == column("cols")
 big = STATS_max
 here(dummy) = strcol("dtype") eq "int32" && column("rows") == big && column("cols") == big
 set table $B
-plot csv using (column("median_s") * 1e3):(0):(strcol("memory") . (column("streams") > 1 ? sprintf(", %d streams %s", column("streams"), strcol("order")) : "")) \
+plot csv using (column("median_s") * 1e3):(0):(strcol("memory") . (column("streams") > 1 ? sprintf("|%d streams, %s", column("streams"), strcol("order")) : "")) \
   with table if (here(0))
 unset table
 set datafile separator tab
@@ -27,5 +27,7 @@ set boxwidth 0.6
 set grid ytics lc rgb "#e5e5e5"
 set ylabel "median time (ms)"
 set yrange [0:*]
-set xtics scale 0 font ",9" rotate by -20
-plot $B using 0:1:xtic(3) with boxes lc rgb "#1b6ca8" notitle
+set xtics scale 0 font ",9"
+# "|" in a label starts its second line (a newline cannot pass through the table).
+two_lines(s) = strstrt(s, "|") > 0 ? s[1:strstrt(s, "|") - 1] . "\n" . s[strstrt(s, "|") + 1:] : s
+plot $B using 0:1:xtic(two_lines(strcol(3))) with boxes lc rgb "#1b6ca8" notitle

@@ -229,7 +229,7 @@ void run_sort_sweep(ExperimentRun& run, const SortSweep& sweep) {
       auto note = [&](const std::string& label, const std::string& what) {
         std::cerr << "[" << opt.experiment << "] " << label << " " << at << what;
       };
-      double cpu_sequential = -1;
+      double cpu_sequential = -1, cpu_threaded = -1;
       for (const auto& v : sort_variants()) {
         if (!glob_match(opt.variant_glob, v.name) ||
           std::none_of(sweep.cpu_variants.begin(), sweep.cpu_variants.end(),
@@ -248,6 +248,7 @@ void run_sort_sweep(ExperimentRun& run, const SortSweep& sweep) {
         std::cerr << ": median " << format_number(r.timed.summary.median * 1e3, 4) << " ms, " << r.iterations
                   << " iteration(s)\n";
         if (v.name == "cpu/sort-sequential") cpu_sequential = r.timed.summary.median;
+        if (v.name == "cpu/sort-threaded") cpu_threaded = r.timed.summary.median;
         if (is_seed_loop(v.name))
           summary.push_back({"seed-loop-iterations", v.name, std::to_string(r.iterations), "iterations", at,
                              dtype_name(t), s.rows, s.cols});
@@ -280,10 +281,11 @@ void run_sort_sweep(ExperimentRun& run, const SortSweep& sweep) {
           summary.push_back({"transpose-share", c.name, format_number(100 * r.transpose_s / work, 4), "%", at,
                              dtype_name(t), s.rows, s.cols});
         }
-        if (cpu_sequential > 0)
-          summary.push_back({"speedup-over-cpu-sequential", c.name,
-                             format_number(cpu_sequential / r.timed.summary.median, 4), "x", at,
-                             dtype_name(t), s.rows, s.cols});
+        for (const auto& [metric, cpu] : {std::pair{"speedup-over-cpu-sequential", cpu_sequential},
+                                          std::pair{"speedup-over-cpu-threaded", cpu_threaded}})
+          if (cpu > 0)
+            summary.push_back({metric, c.name, format_number(cpu / r.timed.summary.median, 4), "x", at,
+                               dtype_name(t), s.rows, s.cols});
         if (is_seed_loop(c.name)) {
           summary.push_back({"seed-loop-iterations", c.name, std::to_string(r.iterations), "iterations", at,
                              dtype_name(t), s.rows, s.cols});
