@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "tlab/executor.hpp"
+#include "tlab/gpu/device_buffer.cuh"
+#include "tlab/gpu/host_memory.cuh"
 #include "tlab/host_transpose.hpp"
 #include "tlab/reference.hpp"
 
@@ -167,6 +169,34 @@ TEST_CASE("the pipeline refuses bad options and short device memory before writi
   REQUIRE(tlab::pipeline_device_bytes(greedy, huge, tlab::DType::f32) > free_b);
   CHECK_THROWS_AS(tlab::transpose_host_to_host(in.data(), out.data(), huge, tlab::DType::f32, greedy), tlab::ResourceError);
   for (float x : out) REQUIRE(x == -7.0f);  // nothing half-written
+}
+
+TEST_CASE("an allocation the machine cannot give is a ResourceError that names the memory, and leaves no error behind") {
+  auto refused = [](auto&& allocate, const std::string& what) {
+    std::string message;
+    try {
+      allocate();
+    } catch (const tlab::ResourceError& e) {
+      message = e.what();
+    }
+    CHECK_MESSAGE(message.find(what) != std::string::npos, "message: '" << message << "'");
+    CHECK(cudaGetLastError() == cudaSuccess);
+  };
+  // compute-sanitizer counts a refused allocation as an API error, which the sanitize run
+  // would report as a failure (TLAB_GPU_TEST_SMALL marks that run).
+  if (std::getenv("TLAB_GPU_TEST_SMALL") == nullptr) {
+    const std::size_t absurd = std::size_t(1) << 52;  // 4 PiB
+    refused([&] { tlab::gpu::PinnedBuffer b(absurd); }, "pinned host memory");
+    refused([&] { tlab::gpu::DeviceBuffer b(absurd); }, "device memory");
+  }
+  // The GPU is still usable afterwards: a pipeline right after the refusals is exact.
+  const tlab::Shape s{300, 500};
+  std::vector<float> in(s.elements()), out(s.elements(), -1.0f), want(s.elements());
+  tlab::fill_random(in.data(), s.elements(), tlab::DType::f32);
+  tlab::reference_transpose(in.data(), want.data(), s, sizeof(float));
+  tlab::transpose_host_to_host(in.data(), out.data(), s, tlab::DType::f32,
+                               {128, 128, 2, tlab::IssueOrder::depth_first, "gpu/tiled/t32-pad"});
+  CHECK(std::memcmp(out.data(), want.data(), out.size() * sizeof(float)) == 0);
 }
 
 TEST_CASE("one pipeline plan executed many times gives the exact transpose each time") {

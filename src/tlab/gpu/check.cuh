@@ -9,6 +9,9 @@
 namespace tlab::gpu {
 
 [[noreturn]] inline void fail(cudaError_t e, const char* call, const char* file, int line) {
+  // A failed call also leaves its error in the runtime's last-error slot; a caller that
+  // catches this (a refused allocation, say) must not see it again at its next launch check.
+  cudaGetLastError();
   const std::string msg = std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
                           cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
   if (e == cudaErrorMemoryAllocation) throw ResourceError("device memory: " + msg);

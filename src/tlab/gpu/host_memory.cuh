@@ -17,6 +17,7 @@ class PinnedBuffer {
   explicit PinnedBuffer(std::size_t bytes) {
     if (bytes && cudaMallocHost(&ptr_, bytes) != cudaSuccess) {
       ptr_ = nullptr;
+      cudaGetLastError();  // as in fail(): the refusal must not resurface at the next launch check
       throw ResourceError("pinned host memory: cannot allocate " + std::to_string(bytes >> 20) + " MiB");
     }
   }
