@@ -6,7 +6,7 @@
 
 int main(int argc, char** argv) {
   tlab::ExperimentSpec spec{"11-gpu-matrix-sort", "row-and-column matrix sort on the GPU (device memory), against the CPU on the same machine",
-                            tlab::parse_sizes("1024,4096,16384,16384x1024,1024x16384"),
+                            tlab::parse_sizes("1024,2048,4096,8192,16384,16384x1024,1024x16384"),
                             tlab::parse_sizes("256,1024,1024x256")};
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     // The CPU baselines for int32, the type the GPU is compared with (experiment 09 has the others).
