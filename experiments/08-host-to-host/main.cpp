@@ -68,6 +68,15 @@ int main(int argc, char** argv) {
         o.streams = 1;
         pipelines.push_back(o);
       }
+      // Copies in, stores out: row panels (contiguous copies in) whose transposes the kernel
+      // stores straight into the pinned output, in 512-byte pieces (128-row tiles).
+      for (std::int64_t pr : {512, 1024})
+        for (int streams : {2, 4})
+          for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first}) {
+            tlab::PipelineOptions o{pr, s.cols, streams, order, "gpu/rect/r128c32x8"};
+            o.access = tlab::HostAccess::copy_in;
+            pipelines.push_back(o);
+          }
       std::string why;
       std::cerr << "[08-host-to-host] " << tlab::to_string(s) << " float\n";
       auto got = tlab::measure_host_paths(t, s, opt.timing, pipelines, &why);
@@ -81,8 +90,9 @@ int main(int argc, char** argv) {
         if (r.case_name == "mapped" && both > 0)
           summary.push_back({"pct-of-pinned-copies", "mapped/" + r.pipeline.kernel.substr(r.pipeline.kernel.find('/') + 1),
                              tlab::format_number(100 * both / r.summary.median, 4), "%", at, "float", s.rows, s.cols});
-        if (r.case_name == "pipeline" && both > 0)
-          summary.push_back({"pct-of-pinned-copies", std::string(tlab::issue_order_name(r.pipeline.order)) + "/s" +
+        if ((r.case_name == "pipeline" || r.case_name == "copy-in") && both > 0)
+          summary.push_back({"pct-of-pinned-copies", std::string(r.case_name == "copy-in" ? "copy-in/" : "") +
+                                                         tlab::issue_order_name(r.pipeline.order) + "/s" +
                                                          std::to_string(r.pipeline.streams) + "/b" +
                                                          std::to_string(r.pipeline.panel_rows) + "x" +
                                                          std::to_string(r.pipeline.panel_cols),

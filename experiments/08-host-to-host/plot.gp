@@ -8,8 +8,9 @@
 #   DIR/08-host-to-host-pipeline.svg: for each shape, the streamed pipeline as a percentage of
 #     the pinned copies in both directions at once (the summary's pct-of-pinned-copies,
 #     computed by the experiment) against the number of streams, one curve per block shape,
-#     depth-first solid and breadth-first dashed, and the best mapped (zero-copy) kernel as a
-#     level line (it has no streams).
+#     depth-first solid and breadth-first dashed, and as level lines the best mapped (zero-copy)
+#     kernel (it has no streams) and the best copy-in configuration (copies in, the kernel
+#     storing into the host output; subjects "copy-in/...").
 # Shapes, block shapes and stream counts come from the data; absent ones are left out and a
 # panel with nothing to draw says so.
 
@@ -74,7 +75,8 @@ do for [k = 1:words(bshapes)] {
 # shapes (first appearance) and the stream counts.
 is_pct(dummy) = strcol("metric") eq "pct-of-pinned-copies"
 is_mapped(dummy) = is_pct(0) && strstrt(strcol("subject"), "mapped/") == 1
-is_pipe(dummy) = is_pct(0) && !is_mapped(0)
+is_copy_in(dummy) = is_pct(0) && strstrt(strcol("subject"), "copy-in/") == 1
+is_pipe(dummy) = is_pct(0) && !is_mapped(0) && !is_copy_in(0)
 subj_order(s) = s[1:strstrt(s, "/") - 1]
 subj_rest(s) = s[strstrt(s, "/") + 2:]
 subj_streams(s) = subj_rest(s)[1:strstrt(subj_rest(s), "/") - 1] + 0
@@ -106,6 +108,15 @@ do for [k = 1:words(pshapes)] {
   }
   eval sprintf("mapped_%d = %g", k, best_mapped)
   phi = (best_mapped > phi ? best_mapped : phi)
+  ci(dummy) = is_copy_in(0) && column("rows") == r && column("cols") == c
+  stats summary using (ci(0) ? 1 : 0):(ci(0) ? column("value") : 0) nooutput
+  best_copy_in = 0
+  if (STATS_sum_x > 0) {
+    stats summary using (ci(0) ? column("value") : NaN) nooutput
+    best_copy_in = STATS_max
+  }
+  eval sprintf("copy_in_%d = %g", k, best_copy_in)
+  phi = (best_copy_in > phi ? best_copy_in : phi)
   # $P_<k>: "block-index order-index streams percent", by streams within each curve.
   eval sprintf("set print $P_%d", k)
   do for [b = 1:words(blocks)] {
@@ -214,6 +225,10 @@ do for [k = 1:np] {
   eval sprintf("m = mapped_%d", k)
   if (m > 0) {
     cmd = cmd . (cmd eq "" ? "" : ", ") . sprintf("%g with lines lc rgb \"#000000\" lw 2 dt 4 title \"mapped (zero copy), best kernel\"", m)
+  }
+  eval sprintf("m = copy_in_%d", k)
+  if (m > 0) {
+    cmd = cmd . (cmd eq "" ? "" : ", ") . sprintf("%g with lines lc rgb \"#7b3294\" lw 2 dt 5 title \"copies in, kernel stores out: best\"", m)
   }
   if (cmd eq "") { @nodata } else { eval "plot " . cmd }
 }

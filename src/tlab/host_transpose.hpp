@@ -26,8 +26,11 @@ const char* issue_order_name(IssueOrder o);
 // How the kernel reaches host memory.
 enum class HostAccess {
   staged,  // through device blocks: 2-D copies in, the kernel on device memory, 2-D copies out
-  mapped   // zero copy: the kernel loads and stores page-locked host memory over the bus, so the
+  mapped,  // zero copy: the kernel loads and stores page-locked host memory over the bus, so the
            // SMs issue the bus traffic and no copy engine or strided copy is involved
+  copy_in  // blocks copied in as for staged; the kernel then stores each transposed block straight
+           // into the page-locked host output (a kernel that takes an output pitch: gpu/rect/*),
+           // so the SMs issue no reads over the bus and no copy out is needed
 };
 const char* host_access_name(HostAccess a);
 
@@ -38,14 +41,15 @@ struct PipelineOptions {
   IssueOrder order = IssueOrder::depth_first;
   std::string kernel = "gpu/unrolled/t32x4-pad";  // any registered out-of-place GPU transpose
   // mapped: one launch over the whole matrix; blocks, streams and order do not apply, and
-  // both matrices must be page-locked (cudaMallocHost or cudaHostRegister).
+  // both matrices must be page-locked (cudaMallocHost or cudaHostRegister). copy_in: the
+  // output must be page-locked and the kernel must take an output pitch.
   HostAccess access = HostAccess::staged;
 };
 
 // The block height and width the pipeline will use for (options, shape, dtype).
 std::int64_t pipeline_panel_rows(const PipelineOptions& o, Shape s, DType t);
 std::int64_t pipeline_panel_cols(const PipelineOptions& o, Shape s, DType t);
-// Device bytes the pipeline will allocate (none when mapped).
+// Device bytes the pipeline will allocate (none when mapped, one block per stream for copy_in).
 std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t);
 
 // The pipeline's streams and device blocks for one (shape, type, options), allocated once so
@@ -58,8 +62,8 @@ class HostTransposePlan {
   HostTransposePlan(const HostTransposePlan&) = delete;
   HostTransposePlan& operator=(const HostTransposePlan&) = delete;
   // out (cols x rows, host) = transpose of in (rows x cols, host); returns when done.
-  // Mapped plans throw std::invalid_argument, before writing, for memory that is not
-  // page-locked.
+  // Mapped and copy_in plans throw std::invalid_argument, before writing, for memory that is
+  // not page-locked.
   void execute(const void* in, void* out);
 
  private:

@@ -29,6 +29,9 @@ struct Operands {
   void* out = nullptr;
   Shape shape;  // shape of the input; the output is shape.transposed()
   void* stream = nullptr;
+  // Elements from one output row to the next; 0: dense (shape.rows). Read only by variants
+  // with takes_out_pitch, so that an output block can land inside a larger matrix.
+  std::int64_t out_pitch = 0;
 };
 
 using KernelFn = std::function<void(const Operands&)>;
@@ -46,6 +49,7 @@ struct Variant {
   bool square_only = false;
   // Registered so that a test can show it is wrong; runners refuse to time it as a transpose.
   bool known_wrong = false;
+  bool takes_out_pitch = false;  // honours Operands::out_pitch
   std::string note;  // one line for --list and the report
   std::vector<Param> params;
   std::map<DType, KernelFn> kernels;

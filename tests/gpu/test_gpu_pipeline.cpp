@@ -108,6 +108,60 @@ TEST_CASE("the mapped (zero-copy) pipeline is exact, and refuses pageable memory
   for (float x : out) REQUIRE(x == -7.0f);
 }
 
+TEST_CASE("copies in with the kernel storing into the host output is exact for any blocks, streams, orders and types") {
+  const bool small = std::getenv("TLAB_GPU_TEST_SMALL") != nullptr;
+  tlab::PipelineOptions o;
+  o.access = tlab::HostAccess::copy_in;
+  const std::vector<tlab::Shape> shapes =
+      small ? std::vector<tlab::Shape>{{300, 177}} : std::vector<tlab::Shape>{{1000, 777}, {777, 1000}, {1, 4097}, {4097, 1}, {513, 513}};
+  for (tlab::Shape s : shapes)
+    for (auto [pr, pc] : {std::pair<std::int64_t, std::int64_t>{100, 0}, {7, 5}, {512, 100000}, {100000, 100000}})
+      for (int streams : {1, 3})
+        for (auto order : {tlab::IssueOrder::depth_first, tlab::IssueOrder::breadth_first})
+          for (const char* k : {"gpu/rect/r128c32x8", "gpu/rect/r32c128x8"}) {
+            CAPTURE(tlab::to_string(s));
+            CAPTURE(pr);
+            CAPTURE(pc);
+            CAPTURE(streams);
+            CAPTURE(k);
+            o.panel_rows = pr;
+            o.panel_cols = pc;
+            o.streams = streams;
+            o.order = order;
+            o.kernel = k;
+            check_pipeline(s, tlab::DType::f32, o, true);
+          }
+  o = tlab::PipelineOptions{};
+  o.access = tlab::HostAccess::copy_in;
+  o.kernel = "gpu/rect/r64c32x8";
+  o.panel_rows = 100;
+  for (tlab::DType t : {tlab::DType::i32, tlab::DType::f64}) {
+    const std::string type = tlab::dtype_name(t);
+    CAPTURE(type);
+    check_pipeline({300, 1001}, t, o, true);
+  }
+}
+
+TEST_CASE("copies in refuses, before writing, a kernel without an output pitch and an output that is not page-locked") {
+  tlab::PipelineOptions o{100, 0, 2, tlab::IssueOrder::depth_first, "gpu/unrolled/t32x4-pad"};
+  o.access = tlab::HostAccess::copy_in;
+  const tlab::Shape s{256, 300};
+  PinnedBuf in(s.elements() * sizeof(float)), pinned_out(s.elements() * sizeof(float));
+  tlab::fill_random(in.p, s.elements(), tlab::DType::f32);
+  std::vector<float> out(s.elements(), -7.0f);
+  std::memcpy(pinned_out.p, out.data(), out.size() * sizeof(float));
+  CHECK_THROWS_AS(tlab::transpose_host_to_host(in.p, pinned_out.p, s, tlab::DType::f32, o), std::invalid_argument);
+  o.kernel = "gpu/rect/r128c32x8";
+  CHECK_THROWS_AS(tlab::transpose_host_to_host(in.p, out.data(), s, tlab::DType::f32, o), std::invalid_argument);
+  for (float x : out) REQUIRE(x == -7.0f);
+  const auto* po = static_cast<const float*>(pinned_out.p);
+  for (std::int64_t i = 0; i < s.elements(); ++i) REQUIRE(po[i] == -7.0f);
+  // One device block per stream: the transposed blocks never live on the device.
+  const tlab::PipelineOptions staged{100, 0, 2, tlab::IssueOrder::depth_first, "gpu/rect/r128c32x8"};
+  CHECK(2 * tlab::pipeline_device_bytes(o, {4096, 4096}, tlab::DType::f32) ==
+        tlab::pipeline_device_bytes(staged, {4096, 4096}, tlab::DType::f32));
+}
+
 TEST_CASE("the mapped in-place host transpose is exact for any size and refuses what it cannot do") {
   for (std::int64_t n : {1, 7, 513, 1000})
     for (const char* k : {"gpu/inplace-tiled/t32x8", "gpu/inplace-tiled/t16x16", "gpu/inplace-naive/b16"}) {

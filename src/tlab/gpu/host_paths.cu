@@ -275,7 +275,8 @@ class Bench {
         used.panel_rows = pipeline_panel_rows(po, s_, t_);
         used.panel_cols = pipeline_panel_cols(po, s_, t_);
         const bool mapped = po.access == HostAccess::mapped;
-        phases(mapped ? "mapped" : "pipeline", "pinned", mapped ? "kernel" : "pipeline", {"total"}, seq,
+        const char* case_name = mapped ? "mapped" : po.access == HostAccess::copy_in ? "copy-in" : "pipeline";
+        phases(case_name, "pinned", mapped ? "kernel" : "pipeline", {"total"}, seq,
                [&] { return out.get(); }, want_.get(), out.get(), used);
       }
     }
@@ -316,7 +317,7 @@ std::string host_paths_csv(const std::string& experiment, const std::vector<Host
   header.push_back("verified");
   std::string out = csv_line(header);
   for (const auto& r : rows) {
-    const bool pipe = r.case_name == "pipeline";
+    const bool pipe = r.case_name == "pipeline" || r.case_name == "copy-in";
     std::vector<std::string> f{experiment,
                                r.case_name,
                                r.memory,

@@ -24,7 +24,8 @@ std::uint64_t pipeline_device_bytes(const PipelineOptions& o, Shape s, DType t) 
   if (o.access == HostAccess::mapped) return 0;
   const std::uint64_t block =
       static_cast<std::uint64_t>(pipeline_panel_rows(o, s, t)) * pipeline_panel_cols(o, s, t) * dtype_size(t);
-  return 2ull * block * static_cast<std::uint64_t>(std::max(o.streams, 1));
+  const std::uint64_t per_stream = o.access == HostAccess::copy_in ? 1 : 2;  // copy_in has no output block
+  return per_stream * block * static_cast<std::uint64_t>(std::max(o.streams, 1));
 }
 
 namespace {
@@ -82,6 +83,9 @@ HostTransposePlan::HostTransposePlan(Shape s, DType t, const PipelineOptions& o)
   if (o.streams < 1 || o.streams > 64) throw std::invalid_argument("pipeline: streams must be 1..64");
   if (s.rows <= 0 || s.cols <= 0) throw std::invalid_argument("pipeline: empty shape " + to_string(s));
   const KernelFn& k = transpose_kernel(o.kernel, t, Placement::out_of_place, "pipeline");
+  if (o.access == HostAccess::copy_in && !registry().get(o.kernel).takes_out_pitch)
+    throw std::invalid_argument("pipeline: copy_in needs a kernel that stores into a larger matrix (an output pitch: "
+                                "gpu/rect/*), not " + o.kernel);
   const std::int64_t p = pipeline_panel_rows(o, s, t), q = pipeline_panel_cols(o, s, t);
   require_device_bytes(pipeline_device_bytes(o, s, t), "the pipeline (" + std::to_string(o.streams) +
                                                            " streams x 2 blocks of " + std::to_string(p) + " x " +
@@ -91,7 +95,7 @@ HostTransposePlan::HostTransposePlan(Shape s, DType t, const PipelineOptions& o)
   const std::size_t block_bytes = static_cast<std::size_t>(p) * q * impl_->elem;
   for (int i = 0; i < o.streams; ++i) {
     impl_->d_in.emplace_back(block_bytes);
-    impl_->d_out.emplace_back(block_bytes);
+    if (o.access == HostAccess::staged) impl_->d_out.emplace_back(block_bytes);
   }
 }
 
@@ -130,15 +134,23 @@ void HostTransposePlan::execute(const void* in, void* out) {
     TLAB_CUDA(cudaMemcpy2DAsync(m.d_in[b.slot].get(), b.w * elem, src + (b.r0 * s.cols + b.c0) * elem, s.cols * elem,
                                 b.w * elem, b.h, cudaMemcpyHostToDevice, m.streams.s[b.slot]));
   };
+  // copy_in: the kernel's stores land in the host output itself, at the block's place.
+  auto* mapped_out = m.o.access == HostAccess::copy_in ? static_cast<unsigned char*>(mapped_address(out, "output")) : nullptr;
   auto kernel = [&](const Block& b) {
     Operands op;
     op.in = m.d_in[b.slot].get();
-    op.out = m.d_out[b.slot].get();
     op.shape = {b.h, b.w};
     op.stream = m.streams.s[b.slot];
+    if (mapped_out) {
+      op.out = mapped_out + (b.c0 * s.rows + b.r0) * elem;
+      op.out_pitch = s.rows;
+    } else {
+      op.out = m.d_out[b.slot].get();
+    }
     (*m.transpose)(op);
   };
   auto d2h = [&](const Block& b) {
+    if (mapped_out) return;
     TLAB_CUDA(cudaMemcpy2DAsync(dst + (b.c0 * s.rows + b.r0) * elem, s.rows * elem, m.d_out[b.slot].get(), b.h * elem,
                                 b.h * elem, b.w, cudaMemcpyDeviceToHost, m.streams.s[b.slot]));
   };

@@ -3,7 +3,8 @@
 // (mapped) host transpose, where the rate at a 64 KiB pitch depends on how long the pieces
 // are; the shapes below pull the read side (TC) and the write side (TR) apart, so that one
 // run says which of the two sets the cost (docs/performance-notes.md, section 6). On device
-// memory they are more tile shapes.
+// memory they are more tile shapes. They take an output pitch, so that the pipeline can have
+// them store a block straight into its place in a host matrix.
 #include "tlab/gpu/launch.cuh"
 
 namespace tlab::gpu {
@@ -14,7 +15,7 @@ namespace {
 // spans all banks (4-byte elements).
 template <typename T, int TR, int TC, int SIDE>
 __global__ void __launch_bounds__(32 * SIDE)
-transpose_rect(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
+transpose_rect(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows, std::int64_t cols, std::int64_t out_pitch) {
   static_assert(TR % 32 == 0 && TC % 32 == 0 && TR % SIDE == 0 && TC % SIDE == 0, "tile shape");
   __shared__ T tile[TR][TC + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -35,7 +36,7 @@ transpose_rect(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows,
 #pragma unroll
       for (int j = 0; j < TR; j += 32) {
         const std::int64_t orow = c0 + ty + k, ocol = r0 + tx + j;  // output is cols x rows
-        if (orow < cols && ocol < rows) out[orow * rows + ocol] = tile[tx + j][ty + k];
+        if (orow < cols && ocol < rows) out[orow * out_pitch + ocol] = tile[tx + j][ty + k];
       }
     __syncthreads();
   }
@@ -48,12 +49,14 @@ template <int TR, int TC, int SIDE> void add_rect(Registry& r) {
                           "gpu-rect", Placement::out_of_place,
                           {{"tile_rows", std::to_string(TR)}, {"tile_cols", std::to_string(TC)}, {"side", std::to_string(SIDE)}},
                           "rectangular shared-memory tile: TC-element pieces of input rows read, TR-element pieces of output rows written");
+  v.takes_out_pitch = true;
   v.kernels = instantiate<TLAB_GPU_MAIN_TYPES>([](auto tag, const Operands& op) {
     using T = decltype(tag);
     if constexpr (rect_fits<T, TR, TC>()) {
       const dim3 grid = grid_2d(ceil_div(op.shape.cols, TC), ceil_div(op.shape.rows, TR));
       transpose_rect<T, TR, TC, SIDE><<<grid, dim3(32, SIDE), 0, stream_of(op)>>>(
-          static_cast<const T*>(op.in), static_cast<T*>(op.out), op.shape.rows, op.shape.cols);
+          static_cast<const T*>(op.in), static_cast<T*>(op.out), op.shape.rows, op.shape.cols,
+          op.out_pitch > 0 ? op.out_pitch : op.shape.rows);
       TLAB_CUDA_LAUNCHED();
     } else {
       throw std::logic_error("tile does not fit in 48 KiB of shared memory");
