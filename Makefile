@@ -41,6 +41,7 @@ $(BUILD)/build.ninja:
 	meson setup $(BUILD) --buildtype=release
 
 build: deps $(BUILD)/build.ninja
+	@scripts/drop-stale-cuda-objects $(BUILD)
 	ninja -C $(BUILD)
 
 test: build
