@@ -38,11 +38,11 @@ const KernelFn& transpose_kernel(const std::string& name, DType t, Placement p, 
 
 // The device's address for page-locked host memory; refuses pageable memory, which a
 // kernel cannot reach.
-void* mapped_address(const void* host, const char* what) {
+void* mapped_address(const void* host, const char* what, const char* who = "mapped host access") {
   cudaPointerAttributes a{};
   TLAB_CUDA(cudaPointerGetAttributes(&a, host));
   if (a.type != cudaMemoryTypeHost || a.devicePointer == nullptr)
-    throw std::invalid_argument(std::string("mapped host access: the ") + what +
+    throw std::invalid_argument(std::string(who) + ": the " + what +
                                 " is not page-locked host memory (use cudaMallocHost or cudaHostRegister)");
   return a.devicePointer;
 }
@@ -88,7 +88,7 @@ HostTransposePlan::HostTransposePlan(Shape s, DType t, const PipelineOptions& o)
                                 "gpu/rect/*), not " + o.kernel);
   const std::int64_t p = pipeline_panel_rows(o, s, t), q = pipeline_panel_cols(o, s, t);
   require_device_bytes(pipeline_device_bytes(o, s, t), "the pipeline (" + std::to_string(o.streams) +
-                                                           " streams x 2 blocks of " + std::to_string(p) + " x " +
+                                                           (o.access == HostAccess::copy_in ? " streams x 1 block of " : " streams x 2 blocks of ") + std::to_string(p) + " x " +
                                                            std::to_string(q) + ")");
   impl_ = std::make_unique<Impl>(s, t, o, &k, p, q);
   if (o.access == HostAccess::mapped) return;  // no device blocks: the kernel works on host memory
@@ -135,7 +135,7 @@ void HostTransposePlan::execute(const void* in, void* out) {
                                 b.w * elem, b.h, cudaMemcpyHostToDevice, m.streams.s[b.slot]));
   };
   // copy_in: the kernel's stores land in the host output itself, at the block's place.
-  auto* mapped_out = m.o.access == HostAccess::copy_in ? static_cast<unsigned char*>(mapped_address(out, "output")) : nullptr;
+  auto* mapped_out = m.o.access == HostAccess::copy_in ? static_cast<unsigned char*>(mapped_address(out, "output", "copy-in pipeline")) : nullptr;
   auto kernel = [&](const Block& b) {
     Operands op;
     op.in = m.d_in[b.slot].get();
