@@ -74,9 +74,15 @@ do for [k = 1:words(bshapes)] {
 # Pipeline: subjects are "ORDER/sN/bRxC". Shapes from the summary rows; per shape the block
 # shapes (first appearance) and the stream counts.
 is_pct(dummy) = strcol("metric") eq "pct-of-pinned-copies"
-is_mapped(dummy) = is_pct(0) && strstrt(strcol("subject"), "mapped/") == 1
-is_copy_in(dummy) = is_pct(0) && strstrt(strcol("subject"), "copy-in/") == 1
-is_pipe(dummy) = is_pct(0) && !is_mapped(0) && !is_copy_in(0)
+# Kinds with no stream axis, drawn per shape as a level at their best configuration:
+# subject prefix, line colour, dash type and legend title of each.
+levels = "mapped/ copy-in/"
+level_colors = "#000000 #7b3294"
+level_dts = "4 5"
+level_title_1 = "mapped (zero copy), best kernel"
+level_title_2 = "copies in, kernel stores out: best"
+is_level(prefix) = is_pct(0) && strstrt(strcol("subject"), prefix) == 1
+is_pipe(dummy) = is_pct(0) && !is_level(word(levels, 1)) && !is_level(word(levels, 2))
 subj_order(s) = s[1:strstrt(s, "/") - 1]
 subj_rest(s) = s[strstrt(s, "/") + 2:]
 subj_streams(s) = subj_rest(s)[1:strstrt(subj_rest(s), "/") - 1] + 0
@@ -98,25 +104,18 @@ do for [k = 1:words(pshapes)] {
   stats summary using ((here(0) && strstrt(streams . " ", sprintf(" %d ", subj_streams(strcol("subject")))) == 0) ? \
                        (streams = streams . sprintf(" %d", subj_streams(strcol("subject"))), 1) : 0) nooutput
   eval sprintf("blocks_%d = blocks", k)
-  # The best zero-copy (mapped) kernel at this shape, drawn as a level: it has no streams.
-  mk(dummy) = is_mapped(0) && column("rows") == r && column("cols") == c
-  stats summary using (mk(0) ? 1 : 0):(mk(0) ? column("value") : 0) nooutput
-  best_mapped = 0
-  if (STATS_sum_x > 0) {
-    stats summary using (mk(0) ? column("value") : NaN) nooutput
-    best_mapped = STATS_max
+  # level_<kind>_<shape>: the best configuration of each level kind at this shape (0: none).
+  do for [v = 1:words(levels)] {
+    lk(dummy) = is_level(word(levels, v)) && column("rows") == r && column("cols") == c
+    stats summary using (lk(0) ? 1 : 0):(lk(0) ? column("value") : 0) nooutput
+    best = 0
+    if (STATS_sum_x > 0) {
+      stats summary using (lk(0) ? column("value") : NaN) nooutput
+      best = STATS_max
+    }
+    eval sprintf("level_%d_%d = %g", v, k, best)
+    phi = (best > phi ? best : phi)
   }
-  eval sprintf("mapped_%d = %g", k, best_mapped)
-  phi = (best_mapped > phi ? best_mapped : phi)
-  ci(dummy) = is_copy_in(0) && column("rows") == r && column("cols") == c
-  stats summary using (ci(0) ? 1 : 0):(ci(0) ? column("value") : 0) nooutput
-  best_copy_in = 0
-  if (STATS_sum_x > 0) {
-    stats summary using (ci(0) ? column("value") : NaN) nooutput
-    best_copy_in = STATS_max
-  }
-  eval sprintf("copy_in_%d = %g", k, best_copy_in)
-  phi = (best_copy_in > phi ? best_copy_in : phi)
   # $P_<k>: "block-index order-index streams percent", by streams within each curve.
   eval sprintf("set print $P_%d", k)
   do for [b = 1:words(blocks)] {
@@ -222,13 +221,12 @@ do for [k = 1:np] {
                 o == 1 ? sprintf("block %s", word(blocks, b)) : "")
     }
   }
-  eval sprintf("m = mapped_%d", k)
-  if (m > 0) {
-    cmd = cmd . (cmd eq "" ? "" : ", ") . sprintf("%g with lines lc rgb \"#000000\" lw 2 dt 4 title \"mapped (zero copy), best kernel\"", m)
-  }
-  eval sprintf("m = copy_in_%d", k)
-  if (m > 0) {
-    cmd = cmd . (cmd eq "" ? "" : ", ") . sprintf("%g with lines lc rgb \"#7b3294\" lw 2 dt 5 title \"copies in, kernel stores out: best\"", m)
+  do for [v = 1:words(levels)] {
+    m = value(sprintf("level_%d_%d", v, k))
+    if (m > 0) {
+      cmd = cmd . (cmd eq "" ? "" : ", ") . sprintf("%g with lines lc rgb \"%s\" lw 2 dt %s title \"%s\"", \
+            m, word(level_colors, v), word(level_dts, v), value(sprintf("level_title_%d", v)))
+    }
   }
   if (cmd eq "") { @nodata } else { eval "plot " . cmd }
 }

@@ -1,12 +1,19 @@
 // The adaptive repetition loop shared by every backend: warm up, then sample until the
 // median is known to +-target or the time budget is spent.
 #pragma once
+#include <chrono>
 #include <functional>
 #include <string>
 
 #include "tlab/stats.hpp"
 
 namespace tlab {
+
+using Clock = std::chrono::steady_clock;
+
+// Host wall time since t0, in seconds: for phases no device event can time (host copies,
+// page migration, whole host-driven sequences).
+inline double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct TimingPolicy {
   int warmup = 2;

@@ -15,6 +15,7 @@
 #include "tlab/reference.hpp"
 #include "tlab/sort/gpu_sort.hpp"
 #include "tlab/sort/sort_variants.hpp"
+#include "tlab/timing.hpp"
 
 namespace tlab::sort {
 
@@ -22,7 +23,6 @@ namespace gs = tlab::gpu::sort;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 // The transpose kernel for keys of this size: a registered transpose of a same-size type
 // (it only moves bits).
@@ -295,21 +295,27 @@ GpuSortTimes GpuMatrixSort::run() {
     // Seed 003's schedules: bands of rows whose copy in, key map and first row sort share a
     // stream; depth-first issues band by band, breadth-first stage by stage.
     const int k = m.o.streams;
-    auto band = [&](int i) { return std::pair<std::int64_t, std::int64_t>{s.rows * i / k, s.rows * (i + 1) / k}; };
+    struct Band {
+      std::int64_t rows;
+      std::size_t off, len;  // bytes into the key matrices, and bytes long
+    };
+    auto band = [&](int i) {
+      const std::int64_t r0 = s.rows * i / k, r1 = s.rows * (i + 1) / k;
+      return Band{r1 - r0, static_cast<std::size_t>(r0 * s.cols) * m.key, static_cast<std::size_t>((r1 - r0) * s.cols) * m.key};
+    };
     auto h2d = [&](int i) {
-      auto [r0, r1] = band(i);
-      const std::size_t off = static_cast<std::size_t>(r0 * s.cols) * m.key, len = static_cast<std::size_t>((r1 - r0) * s.cols) * m.key;
-      TLAB_CUDA(cudaMemcpyAsync(A + off, static_cast<unsigned char*>(m.pin_in.get()) + off, len, cudaMemcpyHostToDevice, m.streams[i]));
+      const Band b = band(i);
+      TLAB_CUDA(cudaMemcpyAsync(A + b.off, static_cast<unsigned char*>(m.pin_in.get()) + b.off, b.len, cudaMemcpyHostToDevice,
+                                m.streams[i]));
     };
     auto keys = [&](int i) {
-      auto [r0, r1] = band(i);
-      gs::to_keys(m.t, A + static_cast<std::size_t>(r0 * s.cols) * m.key, (r1 - r0) * s.cols, m.streams[i]);
+      const Band b = band(i);
+      gs::to_keys(m.t, A + b.off, b.rows * s.cols, m.streams[i]);
       ++out.launches;
     };
     auto rows = [&](int i) {
-      auto [r0, r1] = band(i);
-      const std::size_t off = static_cast<std::size_t>(r0 * s.cols) * m.key;
-      sort_rows(A + off, B + off, r1 - r0, s.cols, i, m.streams[i]);
+      const Band b = band(i);
+      sort_rows(A + b.off, B + b.off, b.rows, s.cols, i, m.streams[i]);
     };
     // from_bands: main waits for every band; else every band waits for main.
     auto join = [&](bool from_bands) {
@@ -330,14 +336,14 @@ GpuSortTimes GpuMatrixSort::run() {
     rows_then_columns(true);
     join(false);
     auto back = [&](int i) {
-      auto [r0, r1] = band(i);
-      gs::from_keys(m.t, A + static_cast<std::size_t>(r0 * s.cols) * m.key, (r1 - r0) * s.cols, m.streams[i]);
+      const Band b = band(i);
+      gs::from_keys(m.t, A + b.off, b.rows * s.cols, m.streams[i]);
       ++out.launches;
     };
     auto d2h = [&](int i) {
-      auto [r0, r1] = band(i);
-      const std::size_t off = static_cast<std::size_t>(r0 * s.cols) * m.key, len = static_cast<std::size_t>((r1 - r0) * s.cols) * m.key;
-      TLAB_CUDA(cudaMemcpyAsync(static_cast<unsigned char*>(m.pin_out.get()) + off, A + off, len, cudaMemcpyDeviceToHost, m.streams[i]));
+      const Band b = band(i);
+      TLAB_CUDA(cudaMemcpyAsync(static_cast<unsigned char*>(m.pin_out.get()) + b.off, A + b.off, b.len, cudaMemcpyDeviceToHost,
+                                m.streams[i]));
     };
     if (m.o.order == IssueOrder::depth_first) {
       for (int i = 0; i < k; ++i) { back(i); d2h(i); }
@@ -386,7 +392,7 @@ GpuSortTimes GpuMatrixSort::run() {
       for (std::size_t i = 0; i < m.bytes; i += 4096) sink = sink + A[i];
     }
   }
-  out.total_s = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.total_s = seconds_since(t0);
   clock.add_to(out);
   return out;
 }

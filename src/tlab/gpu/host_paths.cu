@@ -15,12 +15,11 @@
 #include "tlab/host_paths.hpp"
 #include "tlab/reference.hpp"
 #include "tlab/results.hpp"
+#include "tlab/timing.hpp"
 
 namespace tlab {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 using Pinned = gpu::PinnedBuffer;
 using Managed = gpu::ManagedBuffer;
@@ -120,7 +119,7 @@ class Bench {
       // ends; the kernel on the non-blocking stream would not wait for it either.
       TLAB_CUDA(cudaDeviceSynchronize());
     }
-    return since(t0);
+    return seconds_since(t0);
   }
 
   void run_all(const std::vector<PipelineOptions>& pipelines) {
@@ -147,7 +146,7 @@ class Bench {
         TLAB_CUDA(cudaMemcpyAsync(b.get(), d_in.get(), bytes_, cudaMemcpyDeviceToHost, stream2_));
         TLAB_CUDA(cudaStreamSynchronize(stream_));
         TLAB_CUDA(cudaStreamSynchronize(stream2_));
-        return std::vector<double>{since(t0)};
+        return std::vector<double>{seconds_since(t0)};
       };
       phases("roofline", "pinned", "copy", {"both"}, both, [&] { return b.get(); }, in, b.get());
       // The pipeline's output copies alone: the device matrix, read as panels of `width`
@@ -168,7 +167,7 @@ class Bench {
             TLAB_CUDA(cudaMemcpy2DAsync(host + r0 * e, s_.rows * e, dev + r0 * s_.cols * e, width * e, width * e,
                                         s_.cols, cudaMemcpyDeviceToHost, stream_));
           TLAB_CUDA(cudaStreamSynchronize(stream_));
-          return std::vector<double>{since(t0)};
+          return std::vector<double>{seconds_since(t0)};
         };
         phases("roofline", "pinned", "copy-2d-" + std::to_string(width * e) + "B", {"d2h"}, strided,
                [&] { return b.get(); }, expect.get(), b.get());
@@ -190,7 +189,7 @@ class Bench {
             TLAB_CUDA(cudaMemcpy2DAsync(dev + c0 * s_.rows * e, width * e, host + c0 * e, s_.cols * e, width * e,
                                         s_.rows, cudaMemcpyHostToDevice, stream_));
           TLAB_CUDA(cudaStreamSynchronize(stream_));
-          return std::vector<double>{since(t0)};
+          return std::vector<double>{seconds_since(t0)};
         };
         auto arrived_out = [&]() -> const void* {
           TLAB_CUDA(cudaMemcpy(back.get(), d_out.get(), bytes_, cudaMemcpyDeviceToHost));
@@ -239,7 +238,7 @@ class Bench {
         volatile unsigned char sink = 0;  // the host reads the output: pages migrate back
         const auto* o = static_cast<const unsigned char*>(out.get());
         for (std::size_t i = 0; i < bytes_; i += 4096) sink = sink + o[i];
-        return std::vector<double>{k, since(t0)};
+        return std::vector<double>{k, seconds_since(t0)};
       };
       phases("breakdown", "managed", "on-demand", {"kernel", "d2h"}, on_demand, [&] { return out.get(); }, want_.get(),
              out.get());
@@ -249,12 +248,12 @@ class Bench {
         prefetch(in.get(), bytes_, true, stream_);
         prefetch(out.get(), bytes_, true, stream_);
         TLAB_CUDA(cudaStreamSynchronize(stream_));
-        const double a = since(t0);
+        const double a = seconds_since(t0);
         const double k = event_kernel(in.get(), out.get());
         t0 = Clock::now();
         prefetch(out.get(), bytes_, false, stream_);
         TLAB_CUDA(cudaStreamSynchronize(stream_));
-        return std::vector<double>{a, k, since(t0)};
+        return std::vector<double>{a, k, seconds_since(t0)};
       };
       phases("breakdown", "managed", "prefetch", {"h2d", "kernel", "d2h"}, prefetched, [&] { return out.get(); },
              want_.get(), out.get());
@@ -269,7 +268,7 @@ class Bench {
         auto seq = [&] {
           const auto t0 = Clock::now();
           plan.execute(in.get(), out.get());
-          return std::vector<double>{since(t0)};
+          return std::vector<double>{seconds_since(t0)};
         };
         PipelineOptions used = po;
         used.panel_rows = pipeline_panel_rows(po, s_, t_);

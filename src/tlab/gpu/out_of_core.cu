@@ -11,12 +11,11 @@
 #include "tlab/gpu/host_memory.cuh"
 #include "tlab/host_transpose.hpp"
 #include "tlab/out_of_core.hpp"
+#include "tlab/timing.hpp"
 
 namespace tlab {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // Element (i, j): a hash, exact in a float (24 bits), equal for no simple symmetry.
 float cell(std::int64_t i, std::int64_t j) {
@@ -88,7 +87,7 @@ Timed copy_both_ways(std::size_t bytes, const TimingPolicy& p) {
         TLAB_CUDA(cudaMemcpyAsync(b, d2.get(), bytes, cudaMemcpyDeviceToHost, s2));
         TLAB_CUDA(cudaStreamSynchronize(s1));
         TLAB_CUDA(cudaStreamSynchronize(s2));
-        return since(t0);
+        return seconds_since(t0);
       },
       p);
 }
@@ -135,7 +134,7 @@ OutOfCoreRun measure_out_of_core(std::int64_t n, const std::vector<OutOfCoreMeth
       else
         transpose_host_in_place(m.get(), s, DType::f32, method.block, method.streams, method.kernel);
       transposed = !transposed;
-      return since(t0);
+      return seconds_since(t0);
     };
     once();
     if (const long long bad = wrong_elements(m.get(), n, transposed))

@@ -13,6 +13,7 @@
 #include "tlab/reference.hpp"
 #include "tlab/executor.hpp"
 #include "tlab/results.hpp"
+#include "tlab/timing.hpp"
 
 namespace tlab::sort {
 
@@ -47,7 +48,6 @@ const std::vector<GpuSortCase>& gpu_sort_cases() {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 void check_sorted_permutation(const std::string& label, const void* got, const void* input, DType t, Shape s) {
   const bool sorted = rows_and_columns_sorted(got, s, t);
@@ -89,7 +89,7 @@ SortRow measure_cpu_sort(const SortVariant& v, DType t, Shape s, const void* inp
     std::memcpy(work.get(), input, bytes);  // fresh unsorted data, its pages touched: not timed
     const auto t0 = Clock::now();
     row.iterations = v.run(t, work.get(), s);
-    return std::chrono::duration<double>(Clock::now() - t0).count();
+    return seconds_since(t0);
   };
   const double first = sample();
   check_sorted_permutation(v.name, work.get(), input, t, s);
