@@ -1,5 +1,6 @@
 #include "tlab/env.hpp"
 
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -14,12 +15,16 @@
 #include <vector>
 
 #include "tlab/executor.hpp"
+#include "tlab/machine_facts.hpp"
 
 #ifndef TLAB_SOURCE_DIR
 #define TLAB_SOURCE_DIR "."
 #endif
 #ifndef TLAB_CXX_FLAGS
 #define TLAB_CXX_FLAGS "unknown"
+#endif
+#ifndef TLAB_VERSION
+#define TLAB_VERSION "unknown"
 #endif
 #ifndef TLAB_BUILD_TYPE
 #define TLAB_BUILD_TYPE "unknown"
@@ -52,26 +57,54 @@ std::string command_output(const std::string& cmd) {
   return trim(out);
 }
 
-std::string proc_value(const std::string& file, const std::string& key) {
-  std::ifstream f(file);
-  std::string line;
-  while (std::getline(f, line))
-    if (line.compare(0, key.size(), key) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) return trim(line.substr(colon + 1));
-    }
-  return "";
+// The same folder, however each path spells it (symbolic links, trailing slashes).
+bool same_directory(const std::string& a, const std::string& b) {
+  struct stat sa {}, sb {};
+  return stat(a.c_str(), &sa) == 0 && stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 }  // namespace
 
 std::string cpu_model() {
-  std::string m = proc_value("/proc/cpuinfo", "model name");
+  std::string m = fact_value(machine_facts(), "cpu_model");
   return m.empty() ? "unknown-cpu" : m;
 }
 
 std::string load_average() {
-  const std::string line = first_line_of("/proc/loadavg");
+  const char* proc = std::getenv("TLAB_PROC_ROOT");
+  const std::string line = first_line_of(std::string(proc && *proc ? proc : "/proc") + "/loadavg");
   return line.substr(0, line.find(' '));
+}
+
+Fields source_provenance(const std::string& source_dir) {
+  Fields f;
+  f.emplace_back("project_version", TLAB_VERSION);
+  // A copy of the tree without .git (a lent GPU machine, a container) gets the commit from
+  // whoever made the copy, through TLAB_GIT_COMMIT and TLAB_GIT_DIRTY.
+  const char* given = std::getenv("TLAB_GIT_COMMIT");
+  if (given && *given) {
+    const char* d = std::getenv("TLAB_GIT_DIRTY");
+    f.emplace_back("git_commit", given);
+    f.emplace_back("git_dirty", d && *d ? d : "unknown");
+    return f;
+  }
+  // Only the project's own repository names its commit: a copy unpacked inside another
+  // checkout would otherwise record the enclosing repository's.
+  const std::string q = "'" + source_dir + "'";
+  const std::string top = command_output("git -C " + q + " rev-parse --show-toplevel");
+  if (top.empty() || !same_directory(top, source_dir)) {
+    f.emplace_back("git_commit", "not a git checkout");
+    return f;
+  }
+  const std::string commit = command_output("git -C " + q + " rev-parse HEAD");
+  if (commit.empty()) {  // a repository with no commit yet
+    f.emplace_back("git_commit", "not a git checkout");
+    return f;
+  }
+  f.emplace_back("git_commit", commit);
+  // The whole listing: its first character is a space for a file changed but not staged.
+  const std::string dirty = command_output("git -C " + q + " status --porcelain --untracked-files=no");
+  f.emplace_back("git_dirty", dirty.empty() ? "no" : "yes");
+  return f;
 }
 
 Fields nvidia_smi_fields() {
@@ -151,21 +184,19 @@ Fields capture_environment(const std::string& command_line) {
   f.emplace_back("date", utc_now_iso());
   f.emplace_back("host", host);
   f.emplace_back("os", std::string(u.sysname) + " " + u.release + " " + u.machine);
-  f.emplace_back("cpu_model", cpu_model());
-  f.emplace_back("cpu_logical_cores", std::to_string(std::thread::hardware_concurrency()));
+  const std::vector<Fact> facts = machine_facts();
+  std::string missing, sources;
+  for (const Fact& x : facts) {
+    if (x.value.empty()) {
+      missing += (missing.empty() ? "" : ",") + x.key;
+      continue;
+    }
+    f.emplace_back(x.key, x.value);
+    sources += (sources.empty() ? "" : " ") + x.key + ":" + x.source;
+  }
   // CPU kernels run on one thread; verification uses all of them (not timed).
   f.emplace_back("timed_threads_cpu", "1");
   f.emplace_back("load_average_1min_at_end", load_average());
-  f.emplace_back("cpu_governor", first_line_of("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"));
-  for (int i = 0; i < 8; ++i) {
-    const std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-    const std::string level = first_line_of(base + "level");
-    if (level.empty()) break;
-    std::string type = first_line_of(base + "type");
-    const std::string key = "cache_l" + level + (type == "Data" ? "d" : type == "Instruction" ? "i" : "");
-    f.emplace_back(key, first_line_of(base + "size"));
-  }
-  f.emplace_back("memory_total", proc_value("/proc/meminfo", "MemTotal"));
   f.emplace_back("compiler", std::string(
 #if defined(__clang__)
       "clang "
@@ -175,21 +206,12 @@ Fields capture_environment(const std::string& command_line) {
       __VERSION__));
   f.emplace_back("cxx_flags", TLAB_CXX_FLAGS);
   f.emplace_back("build_type", TLAB_BUILD_TYPE);
-  // A copy of the tree without .git (a lent GPU machine, a container) gets the commit from
-  // whoever made the copy, through TLAB_GIT_COMMIT and TLAB_GIT_DIRTY.
-  const std::string src = TLAB_SOURCE_DIR;
-  const char* given = std::getenv("TLAB_GIT_COMMIT");
-  const std::string commit =
-      given && *given ? given : command_output("git -C '" + src + "' rev-parse HEAD");
-  f.emplace_back("git_commit", commit.empty() ? "unknown" : commit);
-  if (given && *given) {
-    const char* d = std::getenv("TLAB_GIT_DIRTY");
-    f.emplace_back("git_dirty", d && *d ? d : "unknown");
-  } else {
-    const std::string dirty = command_output("git -C '" + src + "' status --porcelain --untracked-files=no | head -c 1");
-    f.emplace_back("git_dirty", commit.empty() ? "unknown" : (dirty.empty() ? "no" : "yes"));
-  }
+  for (auto& kv : source_provenance(TLAB_SOURCE_DIR)) f.push_back(kv);
   f.emplace_back("command_line", command_line);
+  // Which source gave each machine fact, and which facts none gave: a reader of another
+  // machine's record can tell "not measured" from "not there".
+  f.emplace_back("fact_sources", sources);
+  if (!missing.empty()) f.emplace_back("not_recorded", missing);
   std::string why;
   if (Executor* gpu = executor_for(Backend::gpu, &why)) {
     for (auto& kv : gpu->describe()) f.push_back(kv);

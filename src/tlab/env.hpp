@@ -9,8 +9,16 @@ namespace tlab {
 using Fields = std::vector<std::pair<std::string, std::string>>;
 
 // Host, CPU, caches, memory, OS, compiler and flags, git commit and dirty flag, date,
-// command line; GPU fields are appended by the GPU executor when one exists.
+// command line; GPU fields are appended by the GPU executor when one exists. Machine facts
+// come from whichever source answers (machine_facts.hpp); fact_sources names it per fact, and
+// not_recorded lists the facts no source gave (absent from the record, never guessed).
 Fields capture_environment(const std::string& command_line);
+
+// Which source tree the programs were built from: project_version (meson.build), and
+// git_commit with git_dirty only when SOURCE_DIR is itself the top of a git checkout
+// ("not a git checkout" otherwise, e.g. a copy unpacked inside another repository), unless
+// TLAB_GIT_COMMIT (and TLAB_GIT_DIRTY) name them for a copy made elsewhere.
+Fields source_provenance(const std::string& source_dir);
 
 // A flat JSON object of string values (the report's Lua filter reads exactly this form).
 std::string to_json(const Fields& f);
