@@ -41,6 +41,9 @@ a report must never show a blank where a number should be.
 
 local stringify = pandoc.utils.stringify
 
+-- How a fact that the environment record lacks is shown.
+local NOT_RECORDED = "not recorded"
+
 -- Pandoc prints a filter's error escaped and with a traceback; the plain line comes first.
 local function fail(fmt, ...)
   local msg = "csv-data: " .. string.format(fmt, ...)
@@ -428,8 +431,12 @@ local function env_value(el, ctx)
   if not ctx then fail("env-value key=\"%s\" must sit inside an experiment section", tostring(key)) end
   local env, _, envpath = env_of(ctx.dir, ctx.name)
   if not env then fail("%s: no %s.env.json or env.json for env-value", relpath(ctx.dir), ctx.name) end
-  if not key or env[key] == nil or env[key] == "" then
-    fail("%s: no value for key=\"%s\"", relpath(envpath), tostring(key))
+  if not key or key == "" then fail("%s: env-value without key=", relpath(envpath)) end
+  -- A machine fact no source gave (no sysfs cache folder in a VM, say) is said to be missing:
+  -- it must never stop a report, and never be shown as a blank.
+  if env[key] == nil or env[key] == "" then
+    return pandoc.Span({pandoc.Emph{pandoc.Str(NOT_RECORDED)}},
+      pandoc.Attr("", {"env-value", "not-recorded"}, {{"data-env-key", key}}))
   end
   return pandoc.Span({pandoc.Str(env[key])}, pandoc.Attr("", {"env-value"}, {{"data-env-key", key}}))
 end
@@ -548,11 +555,12 @@ local function csv_table(el, ctx)
 end
 
 local function short_commit(env)
-  local c = env.git_commit or "unknown"
+  local c = env.git_commit or NOT_RECORDED
   if c:match("^%x+$") then c = c:sub(1, 10) end
   if env.git_dirty == "yes" then c = c .. " with uncommitted changes" end
   return c
 end
+
 
 local function has_gpu(env) return env.gpu and env.gpu ~= "" and not env.gpu:match("^none") end
 
@@ -588,14 +596,22 @@ local function run_warnings(env)
   return out
 end
 
+-- "commit `abc`", or for a copy that was no git checkout the project version it recorded.
+local function source_of(env)
+  local c = env.git_commit
+  if c and c:match("^%x+$") then return "commit " .. md_code(short_commit(env)) end
+  local v = env.project_version and ("transpose-lab " .. md_text(env.project_version)) or "transpose-lab"
+  return v .. " (" .. md_text(c or ("commit " .. NOT_RECORDED)) .. ")"
+end
+
 local function provenance(ctx)
   if not ctx then fail("a provenance block must sit inside an experiment section") end
   local env, _, envpath = env_of(ctx.dir, ctx.name)
   if not env then fail("%s: no %s.env.json or env.json for the provenance block", relpath(ctx.dir), ctx.name) end
-  local device = md_text(env.cpu_model or "?")
+  local device = md_text(env.cpu_model or "CPU " .. NOT_RECORDED)
   if has_gpu(env) then device = md_text(env.gpu) .. ", " .. device end
   if env.cuda_driver then device = device .. ", CUDA driver " .. md_text(env.cuda_driver) end
-  local when = md_text(env.date or "?") .. ", commit " .. md_code(short_commit(env))
+  local when = md_text(env.date or "date " .. NOT_RECORDED) .. ", " .. source_of(env)
   local s
   if ctx.origin == "reference" then
     local lack = md_code(ctx.name .. ".csv") .. " is not in the results folder"
@@ -608,8 +624,25 @@ local function provenance(ctx)
     if gpu_rows and renv and renv.host == meta.host and not has_gpu(renv) then
       lack = "this machine has no GPU (" .. md_text((renv.gpu or ""):gsub("^none %((.*)%)$", "%1")) .. ")"
     end
-    s = string.format("**Data:** %s: committed reference results from %s, measured on %s, %s.",
-      lack, md_code(relpath(ctx.dir)), device, when)
+    -- Why this reference folder (build-report's choice attribute).
+    local choice, from = ctx.choice or "only", md_code(relpath(ctx.dir))
+    local lacking = choice:match("^named%-lacks:(.*)$")
+    local n = choice:match("^newest:(%d+)$")
+    if choice == "named" then
+      from = from .. ", the reference folder this report was asked for"
+    elseif lacking then
+      from = from .. " (the reference folder this report was asked for, " .. md_code(relpath(lacking)) ..
+        ", does not hold this experiment)"
+    elseif n then
+      from = from .. ", the newest run of the " .. n .. " reference folders that hold this experiment " ..
+        "(`REFERENCE=`*folder* picks another)"
+    end
+    if meta.results_dir and choice == "named" and ctx.dir == meta.results_dir then
+      s = string.format("**Data:** committed reference results from %s, measured on %s, %s.", from, device, when)
+    else
+      s = string.format("**Data:** %s: committed reference results from %s, measured on %s, %s.",
+        lack, from, device, when)
+    end
   else
     local on = env.host == meta.host and "this machine" or ("host " .. md_text(env.host or "?"))
     s = string.format("**Data:** measured on %s (%s), %s; results folder %s.", on, device, when, md_code(relpath(ctx.dir)))
@@ -650,7 +683,7 @@ local function env_table()
     local line = {cell{pandoc.Code(key)}}
     for k = 1, #folders do
       local v = envs[k][key]
-      line[#line + 1] = cell{pandoc.Str(v and v ~= "" and v or "–")}
+      line[#line + 1] = cell(v and v ~= "" and {pandoc.Str(v)} or {pandoc.Emph{pandoc.Str(NOT_RECORDED)}})
     end
     body[#body + 1] = line
   end
@@ -715,7 +748,7 @@ function Pandoc(doc)
     if b.t == "Div" and b.classes:includes("experiment") then
       local a = b.attributes
       if not (a.name and a["data-dir"] and a.origin) then fail("experiment div needs name, data-dir and origin") end
-      experiments[#experiments + 1] = {name = a.name, dir = a["data-dir"], origin = a.origin}
+      experiments[#experiments + 1] = {name = a.name, dir = a["data-dir"], origin = a.origin, choice = a.choice}
     end
   end
   local out, k = {}, 0
