@@ -38,7 +38,9 @@ repo_report=$src/report/build/report.html
 repo_stamp=$(stat -c %Y "$repo_report" 2>/dev/null || echo none)
 
 # ---- a good run -------------------------------------------------------------------------
-if ! "$exp" --sizes 2^5..2^7 --budget 0.05 --out "$tmp/results" > "$tmp/exp.log" 2>&1; then
+# With sysfs hidden, as in many VMs and containers: the machine facts come from elsewhere.
+mkdir -p "$tmp/no-sysfs"
+if ! TLAB_SYSFS_ROOT=$tmp/no-sysfs "$exp" --sizes 2^5..2^7 --budget 0.05 --out "$tmp/results" > "$tmp/exp.log" 2>&1; then
   cat "$tmp/exp.log" >&2
   echo "FAIL: $exp did not run" >&2
   exit 1
@@ -111,12 +113,45 @@ sed -i 's/"date": "[^"]*"/"date": "2999-01-01T00:00:00Z"/' "$tmp/ref/new/$name.e
 if REFERENCE_DIR=$tmp/ref render reference "$tmp/noexp"; then
   grep -q "committed reference results from" "$tmp/out-reference/report.html" &&
     grep -q "2999-01-01T00:00:00Z" "$tmp/out-reference/report.html" &&
-    grep -q "^$name	reference	$tmp/ref/new$" "$tmp/out-reference/data-sources.tsv" &&
+    grep -q "^$name	reference	$tmp/ref/new	newest:2$" "$tmp/out-reference/data-sources.tsv" &&
     pass "reference fallback: newest folder used and named" ||
     fail "reference fallback: provenance or data-sources.tsv wrong"
 else
   cat "$tmp/reference.log" >&2
   fail "reference fallback: build-report failed"
+fi
+
+# REFERENCE= picks the older folder, and the report says it was asked for; a name that is no
+# folder stops the build and lists the folders there are.
+if REFERENCE=old REFERENCE_DIR=$tmp/ref render chosen "$tmp/noexp"; then
+  grep -q "^$name	reference	$tmp/ref/old	named$" "$tmp/out-chosen/data-sources.tsv" &&
+    grep -q "2001-01-01T00:00:00Z" "$tmp/out-chosen/report.html" &&
+    tr '\n' ' ' < "$tmp/out-chosen/report.html" | grep -q "the reference folder this report was asked for" &&
+    pass "REFERENCE=old: that folder used and named" || fail "REFERENCE=old: not used or not named"
+else
+  cat "$tmp/chosen.log" >&2
+  fail "REFERENCE=old: build-report failed"
+fi
+REFERENCE=no-such-folder REFERENCE_DIR=$tmp/ref expect_failure badref "$tmp/noexp" "REFERENCE=no-such-folder is neither"
+grep -q "there: new old" "$tmp/badref.log" && pass "bad REFERENCE lists the folders there are" ||
+  fail "bad REFERENCE: the message does not list old and new"
+
+# ---- an environment record with nothing but what the report cannot do without -----------
+# A VM without sysfs caches, an Arm CPU without a model name, a copy without git: every
+# machine fact may be missing. The report still renders and says "not recorded".
+variant bare
+for f in "$tmp/bare/$name.env.json" "$tmp/bare/env.json"; do [[ -f $f ]] && echo '{}' > "$f"; done
+if render bare "$tmp/bare"; then
+  html=$tmp/out-bare/report.html
+  n=$(grep -o 'class="env-value not-recorded"' "$html" | wc -l)
+  [[ $n -ge 3 ]] && pass "env.json without optional keys: $n facts shown as not recorded" ||
+    fail "env.json without optional keys: expected the cache sizes shown as not recorded, found $n"
+  grep -q "CPU not recorded" "$html" && pass "provenance says the CPU is not recorded" ||
+    fail "provenance does not say the CPU is not recorded"
+  grep -q ">not recorded<" "$html" || fail "no 'not recorded' text in the HTML"
+else
+  cat "$tmp/bare.log" >&2
+  fail "env.json without optional keys: build-report failed"
 fi
 
 [[ $(stat -c %Y "$repo_report" 2>/dev/null || echo none) == "$repo_stamp" ]] ||
