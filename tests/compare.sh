@@ -61,7 +61,8 @@ if "$src/scripts/build-compare" "$tmp/html" "$reference" "$tmp/cpu" > "$tmp/good
   grep -q 'data-csv-src="compare-06-gpu-roofline.csv"' "$html" && pass "GPU (experiment 06) table rendered" ||
     fail "no experiment 06 table in the HTML"
   grep -q 'src="data:image/svg+xml' "$html" && pass "figure embedded" || fail "no embedded figure"
-  grep -q '004_4203cb09ad79a9c3.txt' "$html" && pass "seed 004 named by its file" || fail "no seed 004 row"
+  grep -Eq '<td[^>]*>seed004-a800-lab</td>' "$html" && pass "seed 004's rows name its citation key" ||
+    fail "no seed 004 row naming seed004-a800-lab (data/published/004-a800.csv, column source)"
   csv=$tmp/html/compare.csv
   grep -q '^01-cpu-opt-levels,measured,.*,none,NA,NA,' "$csv" && pass "CPU rows carry norm none" ||
     fail "no CPU rows with norm=none in compare.csv"
