@@ -15,8 +15,10 @@ EXPERIMENTS = $(sort $(notdir $(wildcard experiments/[0-9][0-9]-*)))
 
 ASAN_BUILD ?= build-asan
 
-.PHONY: all build deps test test-sanitize report results report-only clean help docker-build docker-run \
-        gpu-test gpu-sanitize gpu-ncu compare $(addprefix exp-,$(shell seq -w 1 99))
+# exp-NN is not listed: make skips pattern rules for phony targets, so `make exp-01` would
+# do nothing. It always runs anyway, through its phony prerequisite `build`.
+.PHONY: all build deps test test-sanitize report results report-only clean help docker-build docker-run container-check \
+        gpu-test gpu-sanitize gpu-ncu compare
 
 all: build
 
@@ -29,10 +31,12 @@ help:
 	@echo "make report QUICK=1   the same with small sizes (minutes)"
 	@echo "make exp-01      run one experiment (results into RESULTS=$(RESULTS))"
 	@echo "make results     run the experiments only"
-	@echo "make report-only RESULTS=dir   render from existing results, no runs"
+	@echo "make report-only RESULTS=dir   render from existing results, no runs (RESULTS=results/reference/<gpu> works alone)"
+	@echo "  REFERENCE=name   with report/report-only: the reference folder that fills what RESULTS lacks (default: newest)"
 	@echo "make compare [RESULTS=\"dirA dirB\"]   one report over several machines: report/build/compare.html"
 	@echo "make clean       remove build outputs, figures and the report"
 	@echo "make docker-build / docker-run   the container: dependencies through scripts/install-deps, then make report"
+	@echo "make container-check   build the Dockerfile with podman on a local Debian 12 base, run make test and make report QUICK=1 in it (root)"
 
 deps:
 	@scripts/install-deps
@@ -97,6 +101,11 @@ docker-build:
 
 docker-run:
 	docker run --rm --gpus all -v "$(CURDIR)/results:/results" $(IMAGE) $(if $(QUICK),report QUICK=1,report)
+
+# Builds the Dockerfile for real without Docker or a GPU (podman/buildah, chroot isolation, a
+# Debian 12 base made with debootstrap) and runs make test and make report QUICK=1 inside.
+container-check:
+	@scripts/container-check
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-gpu report/build figures/*.svg

@@ -160,7 +160,11 @@ std::vector<const Variant*> variants_matching(const std::vector<std::string>& gl
   std::vector<const Variant*> out;
   for (const auto& g : globs) {
     const auto found = registry().matching(g);
-    if (found.empty()) throw std::logic_error("no registered variant matches '" + g + "'");
+    if (found.empty()) {
+      std::string why;
+      if (g.rfind("gpu/", 0) == 0 && !executor_for(Backend::gpu, &why)) throw BackendMissing(why);
+      throw std::logic_error("no registered variant matches '" + g + "'");
+    }
     for (const Variant* v : found)
       if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
   }
@@ -188,6 +192,9 @@ int experiment_main(int argc, char** argv, const ExperimentSpec& spec,
     ExperimentRun run(std::move(opt));
     body(run);
     run.finish();
+    return 0;
+  } catch (const BackendMissing& e) {
+    std::cerr << "[" << prog << "] skipping: " << e.what() << "\n";
     return 0;
   } catch (const UsageError& e) {
     std::cerr << prog << ": " << e.what() << "\n";

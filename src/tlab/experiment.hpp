@@ -3,6 +3,7 @@
 // and written atomically at the end (an interrupted run leaves no partial CSV).
 #pragma once
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,7 +64,13 @@ void add_percent_of(ExperimentRun& run, const std::string& peer_variant);
 // metric "best-of-family": per family, dtype and shape, the fastest variant (subject is the
 // family, value its bandwidth in GB/s, detail names the winner).
 void add_best_of_family(ExperimentRun& run);
-// Every variant the registry holds whose name matches any of the globs, in glob order.
+// Every variant the registry holds whose name matches any of the globs, in glob order. A
+// "gpu/..." glob that matches nothing in a build without CUDA throws BackendMissing, which
+// experiment_main turns into "skipping: <why>" and exit 0, writing nothing (the report then
+// uses the reference results); any other glob that matches nothing is a programming error.
+struct BackendMissing : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 std::vector<const Variant*> variants_matching(const std::vector<std::string>& globs);
 
 // Parses the command line, checks the output folder, runs `body`, maps failures to exit
