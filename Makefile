@@ -18,7 +18,7 @@ ASAN_BUILD ?= build-asan
 # exp-NN is not listed: make skips pattern rules for phony targets, so `make exp-01` would
 # do nothing. It always runs anyway, through its phony prerequisite `build`.
 .PHONY: all build deps test test-sanitize report results report-only clean help docker-build docker-run container-check \
-        gpu-test gpu-sanitize gpu-ncu compare
+        gpu-test gpu-sanitize gpu-ncu compare tune
 
 all: build
 
@@ -34,6 +34,7 @@ help:
 	@echo "make report-only RESULTS=dir   render from existing results, no runs (RESULTS=results/reference/<gpu> works alone)"
 	@echo "  REFERENCE=name   with report/report-only: the reference folder that fills what RESULTS lacks (default: newest)"
 	@echo "make compare [RESULTS=\"dirA dirB\"]   one report over several machines: report/build/compare.html"
+	@echo "make tune        on a GPU machine: measure the kernels, write tuning/<gpu>.tsv for tlab::Plan"
 	@echo "make clean       remove build outputs, figures and the report"
 	@echo "make docker-build / docker-run   the container: dependencies through scripts/install-deps, then make report"
 	@echo "make container-check   build the Dockerfile with podman on a local Debian 12 base, run make test and make report QUICK=1 in it (root)"
@@ -109,3 +110,6 @@ container-check:
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-gpu report/build figures/*.svg
+
+tune: build
+	$(BUILD)/src/tlab-tune

@@ -1,4 +1,5 @@
 // Linked instead of the GPU part when the build has no CUDA.
+#include "tlab/device_memory.hpp"
 #include "tlab/executor.hpp"
 #include "tlab/host_paths.hpp"
 #include "tlab/host_transpose.hpp"
@@ -11,6 +12,11 @@ Executor* gpu_executor(std::string* why) {
   return nullptr;
 }
 void register_gpu_variants(Registry&) {}
+
+PointerInfo pointer_info(const void*) { return {}; }
+DeviceInfo current_device() { return {}; }
+void* device_alloc(std::size_t) { throw std::runtime_error("device_alloc: this build has no CUDA"); }
+void device_free(void*) {}
 
 std::int64_t pipeline_panel_rows(const PipelineOptions&, Shape, DType) { return 0; }
 std::int64_t pipeline_panel_cols(const PipelineOptions&, Shape, DType) { return 0; }

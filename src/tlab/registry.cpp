@@ -37,7 +37,7 @@ std::string Variant::params_string() const {
 std::string Variant::refuses(DType t, Shape s) const {
   if (!supports(t)) return name + " has no " + dtype_name(t) + " kernel";
   if (s.rows <= 0 || s.cols <= 0) return "shape " + to_string(s) + " is empty";
-  if ((square_only || placement == Placement::in_place) && !s.square())
+  if ((square_only || (placement == Placement::in_place && !any_shape)) && !s.square())
     return name + " transposes in place and needs a square matrix, not " + to_string(s);
   return "";
 }

@@ -32,6 +32,9 @@ struct Operands {
   // Elements from one output row to the next; 0: dense (shape.rows). Read only by variants
   // with takes_out_pitch, so that an output block can land inside a larger matrix.
   std::int64_t out_pitch = 0;
+  // Working memory of Variant::scratch_bytes(t, shape) bytes on the variant's backend, owned
+  // by the caller (a plan); null: the variant keeps its own.
+  void* scratch = nullptr;
 };
 
 using KernelFn = std::function<void(const Operands&)>;
@@ -50,9 +53,12 @@ struct Variant {
   // Registered so that a test can show it is wrong; runners refuse to time it as a transpose.
   bool known_wrong = false;
   bool takes_out_pitch = false;  // honours Operands::out_pitch
+  bool any_shape = false;        // in place, yet any m x n (not only square)
   std::string note;  // one line for --list and the report
   std::vector<Param> params;
   std::map<DType, KernelFn> kernels;
+  // Working memory a run needs beyond its operands (see Operands::scratch); empty: none.
+  std::function<std::int64_t(DType, Shape)> scratch_bytes;
 
   bool supports(DType t) const { return kernels.count(t) != 0; }
   std::vector<DType> dtypes() const;
@@ -98,6 +104,11 @@ Registry& registry();
 
 // Registration entry points, one per family file. Each returns nothing and adds to `r`.
 void register_cpu_variants(Registry& r);
+void register_cpu_inplace_rect(Registry& r);
+// tlab::Plan as the variants "gpu/api" and "gpu/api-inplace" (GPU builds only), and the
+// kernel its plan picks for (t, s, p) on the current device.
+void register_api_variants(Registry& r);
+std::string api_choice(DType t, Shape s, Placement p, std::string* reason = nullptr);
 void register_gpu_variants(Registry& r);  // no-op in a build without CUDA
 // The in-place CPU algorithms compiled once per optimisation level (-O0..-O3), named
 // "...@O0" to "...@O3". Only experiment 01 and the tests need them.

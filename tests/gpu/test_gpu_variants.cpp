@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "tlab/executor.hpp"
@@ -31,8 +32,22 @@ std::vector<tlab::Shape> awkward_shapes() {
 
 TEST_CASE("every GPU variant matches the CPU reference on awkward shapes, for every element type") {
   int checked = 0;
+  // TLAB_GPU_TEST_ONLY=glob,glob narrows the sweep (compute-sanitizer runs on the new kernels).
+  const char* only = std::getenv("TLAB_GPU_TEST_ONLY");
+  std::vector<std::string> globs;
+  for (std::string rest = only ? only : ""; !rest.empty();) {
+    const auto comma = rest.find(',');
+    globs.push_back(rest.substr(0, comma));
+    rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+  }
+  auto selected = [&](const std::string& name) {
+    for (const auto& g : globs)
+      if (tlab::glob_match(g, name)) return true;
+    return globs.empty();
+  };
   for (const tlab::Variant& v : tlab::registry().all()) {
     if (v.backend != tlab::Backend::gpu || v.known_wrong) continue;
+    if (!selected(v.name)) continue;
     for (tlab::DType t : v.dtypes())
       for (tlab::Shape s : awkward_shapes()) {
         if (!v.refuses(t, s).empty()) continue;
@@ -44,12 +59,12 @@ TEST_CASE("every GPU variant matches the CPU reference on awkward shapes, for ev
         ++checked;
       }
   }
-  CHECK(checked > 500);
+  CHECK(checked > (only ? 0 : 500));
 }
 
 TEST_CASE("in-place GPU variants refuse non-square matrices") {
   for (const tlab::Variant& v : tlab::registry().all())
-    if (v.backend == tlab::Backend::gpu && v.placement == tlab::Placement::in_place)
+    if (v.backend == tlab::Backend::gpu && v.placement == tlab::Placement::in_place && !v.any_shape)
       CHECK_THROWS_AS(gpu().verify({&v, tlab::DType::f32, {64, 32}}), std::invalid_argument);
 }
 

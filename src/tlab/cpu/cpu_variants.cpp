@@ -6,6 +6,7 @@ namespace tlab {
 
 void register_cpu_variants(Registry& r) {
   cpu::opt_default::register_inplace(r, "", "build");
+  register_cpu_inplace_rect(r);
 
   auto add_outofplace = [&](std::string name, std::vector<Param> params, std::string note, auto body) {
     Variant v;

@@ -5,7 +5,11 @@ void register_gpu_variants(Registry& r) {
   gpu::register_gpu_naive(r);
   gpu::register_gpu_tiled(r);
   gpu::register_gpu_inplace(r);
+  gpu::register_gpu_word(r);
+  gpu::register_gpu_word_in_place(r);
+  gpu::register_gpu_inplace_rect(r);
   gpu::register_gpu_rect(r);
   gpu::register_gpu_peers(r);
+  register_api_variants(r);
 }
 }  // namespace tlab

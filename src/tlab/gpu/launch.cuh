@@ -59,5 +59,8 @@ void register_gpu_tiled(Registry& r);
 void register_gpu_inplace(Registry& r);
 void register_gpu_peers(Registry& r);
 void register_gpu_rect(Registry& r);
+void register_gpu_word(Registry& r);
+void register_gpu_word_in_place(Registry& r);
+void register_gpu_inplace_rect(Registry& r);
 
 }  // namespace tlab::gpu

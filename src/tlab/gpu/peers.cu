@@ -16,6 +16,31 @@ template <typename T> __global__ void copy_elements(const T* __restrict__ in, T*
     out[i] = in[i];
 }
 
+// The copy as a transpose kernel should move it: whole 16-byte words, four in flight per
+// thread, one resident wave of blocks. The bytes past the last whole word go one at a time.
+__global__ void copy_words(const uint4* __restrict__ in, uint4* __restrict__ out, std::int64_t words,
+                           const unsigned char* __restrict__ in_tail, unsigned char* __restrict__ out_tail, int tail) {
+  constexpr int U = 4;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < tail) out_tail[i] = in_tail[i];
+  for (; i + (U - 1) * stride < words; i += U * stride) {
+    uint4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; ++u) v[u] = in[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < U; ++u) out[i + u * stride] = v[u];
+  }
+  for (; i < words; i += stride) out[i] = in[i];
+}
+
+int sm_count() {
+  int sms = 0, dev = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
 void check_cublas(cublasStatus_t s, const char* call) {
   if (s != CUBLAS_STATUS_SUCCESS)
     throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
@@ -60,15 +85,30 @@ void register_gpu_peers(Registry& r) {
   copy_v.produces = Produces::copy;
   copy_v.kernels = instantiate_all([](auto tag, const Operands& op) {
     using T = decltype(tag);
-    int sms = 0, dev = 0;
-    TLAB_CUDA(cudaGetDevice(&dev));
-    TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    const std::int64_t blocks = std::min<std::int64_t>(ceil_div(op.shape.elements(), 256), 32LL * sms);
+    const std::int64_t blocks = std::min<std::int64_t>(ceil_div(op.shape.elements(), 256), 32LL * sm_count());
     copy_elements<T><<<static_cast<unsigned>(std::max<std::int64_t>(blocks, 1)), 256, 0, stream_of(op)>>>(
         static_cast<const T*>(op.in), static_cast<T*>(op.out), op.shape.elements());
     TLAB_CUDA_LAUNCHED();
   });
   r.add(std::move(copy_v));
+
+  Variant wide_v = gpu_variant("gpu/copy-kernel-wide", "peer-copy", Placement::out_of_place, {},
+                               "copy kernel moving 16-byte words, four in flight per thread: the roofline's own check");
+  wide_v.produces = Produces::copy;
+  wide_v.kernels = instantiate_all([](auto tag, const Operands& op) {
+    const std::int64_t bytes = op.shape.elements() * static_cast<std::int64_t>(sizeof(decltype(tag)));
+    const auto* in = static_cast<const unsigned char*>(op.in);
+    auto* out = static_cast<unsigned char*>(op.out);
+    if (reinterpret_cast<std::uintptr_t>(in) % 16 || reinterpret_cast<std::uintptr_t>(out) % 16)
+      throw std::invalid_argument("gpu/copy-kernel-wide needs 16-byte aligned buffers");
+    const std::int64_t words = bytes / 16;
+    const std::int64_t blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(words, 256), 8LL * sm_count()));
+    copy_words<<<static_cast<unsigned>(blocks), 256, 0, stream_of(op)>>>(
+        reinterpret_cast<const uint4*>(in), reinterpret_cast<uint4*>(out), words, in + words * 16, out + words * 16,
+        static_cast<int>(bytes % 16));
+    TLAB_CUDA_LAUNCHED();
+  });
+  r.add(std::move(wide_v));
 
   Variant geam_v = gpu_variant("gpu/cublas-geam", "peer-cublas", Placement::out_of_place, {},
                                "cuBLAS geam with op(A) = A^T (float, double, complex128)");

@@ -1,0 +1,168 @@
+#include "tlab/api/tuning.hpp"
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#ifndef TLAB_TUNING_INSTALL_DIR
+#define TLAB_TUNING_INSTALL_DIR ""
+#endif
+
+namespace tlab::tuning {
+
+std::string shape_class(Shape s, Placement p, std::size_t elem) {
+  const bool unaligned = (s.rows * static_cast<std::int64_t>(elem)) % 16 || (s.cols * static_cast<std::int64_t>(elem)) % 16;
+  if (p == Placement::in_place) return !s.square() ? "rect" : unaligned ? "unaligned" : "square";
+  if (s.elements() < (std::int64_t{1} << 20)) return "small";
+  if (unaligned) return "unaligned";
+  if (s.rows >= 4 * s.cols) return "tall";
+  if (s.cols >= 4 * s.rows) return "wide";
+  return "square";
+}
+
+const char* header() { return "target\telem_bytes\tplacement\tshape\tvariant\tnote"; }
+
+std::vector<Row> read_table(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::runtime_error("tuning table " + path + ": cannot be read");
+  std::vector<Row> rows;
+  std::string line;
+  int n = 0;
+  while (std::getline(f, line)) {
+    ++n;
+    if (n == 1) {
+      if (line != header()) throw std::runtime_error(path + ":1: not a tuning table header: '" + line + "'");
+      continue;
+    }
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cell;
+    std::stringstream ss(line);
+    for (std::string c; std::getline(ss, c, '\t');) cell.push_back(c);
+    if (cell.size() < 5) throw std::runtime_error(path + ":" + std::to_string(n) + ": expected 6 tab-separated fields");
+    Row r{cell[0], std::atoi(cell[1].c_str()), cell[2], cell[3], cell[4], cell.size() > 5 ? cell[5] : "",
+          path + ":" + std::to_string(n)};
+    if (r.elem_bytes <= 0) throw std::runtime_error(path + ":" + std::to_string(n) + ": bad elem_bytes '" + cell[1] + "'");
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+void write_table(const std::string& path, const std::vector<Row>& rows) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp);
+    if (!f) throw std::runtime_error("cannot write " + tmp);
+    f << header() << '\n';
+    for (const Row& r : rows)
+      f << r.target << '\t' << r.elem_bytes << '\t' << r.placement << '\t' << r.shape << '\t' << r.variant << '\t'
+        << r.note << '\n';
+    if (!f.flush()) throw std::runtime_error("cannot write " + tmp);
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+std::string file_name_for(const std::string& gpu_name) {
+  std::string s;
+  for (char c : gpu_name) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u)) s += static_cast<char>(std::tolower(u));
+    else if (!s.empty() && s.back() != '-') s += '-';
+  }
+  while (!s.empty() && s.back() == '-') s.pop_back();
+  return (s.empty() ? "unnamed-gpu" : s) + ".tsv";
+}
+
+std::vector<std::string> search_dirs() {
+  std::vector<std::string> d;
+  if (const char* e = std::getenv("TLAB_TUNING_DIR"); e && *e) d.push_back(e);
+  if (*TLAB_TUNING_INSTALL_DIR) d.push_back(TLAB_TUNING_INSTALL_DIR);
+#ifdef TLAB_SOURCE_DIR
+  d.push_back(std::string(TLAB_SOURCE_DIR) + "/tuning");
+#endif
+  return d;
+}
+
+namespace {
+
+// Every table found, first directory first. A table that cannot be read is skipped with one
+// line on stderr: a broken table must not stop a transpose.
+const std::vector<Row>& all_rows() {
+  static std::vector<Row> rows;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    namespace fs = std::filesystem;
+    for (const std::string& dir : search_dirs()) {
+      std::error_code ec;
+      if (!fs::is_directory(dir, ec)) continue;
+      std::vector<std::string> files;
+      for (const auto& e : fs::directory_iterator(dir, ec))
+        if (e.path().extension() == ".tsv") files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      for (const std::string& f : files) {
+        try {
+          for (Row& r : read_table(f)) rows.push_back(std::move(r));
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "tlab: ignoring tuning table: %s\n", e.what());
+        }
+      }
+    }
+  });
+  return rows;
+}
+
+// Built in, from the reference measurements (docs/performance-notes.md): used where no
+// table names this GPU.
+std::string default_variant(std::size_t elem, Placement p, Shape s, Memory m) {
+  const bool in_place = p == Placement::in_place;
+  if (m == Memory::host) {
+    if (!in_place) return "cpu/blocked/32";
+    return s.square() ? "cpu/inplace-oblivious/t64" : "cpu/inplace-rect/c2r";
+  }
+  if (in_place && !s.square()) return m == Memory::device ? "gpu/inplace-rect/c2r" : "cpu/inplace-rect/c2r";
+  if (m == Memory::pinned_host && !in_place && (elem == 4 || elem == 8)) return "gpu/rect/r256c32x8";
+  const char* by_size[] = {"w4", "w4", "w8", "w16", "w16"};  // 1, 2, 4, 8, 16 bytes
+  const int k = elem == 1 ? 0 : elem == 2 ? 1 : elem == 4 ? 2 : elem == 8 ? 3 : 4;
+  return std::string(in_place ? "gpu/word-inplace/" : "gpu/word/") + by_size[k];
+}
+
+}  // namespace
+
+bool usable(const Variant& v, DType t, Shape s, Placement p, Backend backend) {
+  return v.backend == backend && v.placement == p && v.produces == Produces::transpose && !v.known_wrong &&
+         v.refuses(t, s).empty();
+}
+
+Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& gpu_name, const std::string& arch) {
+  const Backend backend = memory == Memory::host ? Backend::cpu : Backend::gpu;
+  const std::size_t elem = dtype_size(t);
+  const std::string cls = shape_class(s, p, elem);
+  std::string skipped;
+  if (memory == Memory::device) {
+    for (const std::string& target : {gpu_name, arch}) {
+      for (const Row& r : all_rows()) {
+        if (r.target != target || r.elem_bytes != static_cast<int>(elem) || r.placement != placement_name(p) ||
+            r.shape != cls)
+          continue;
+        const Variant* v = registry().find(r.variant);
+        if (v && usable(*v, t, s, p, backend)) return {r.variant, "tuning table " + r.origin};
+        skipped += "; " + r.origin + " names " + r.variant + ", which cannot run it";
+      }
+    }
+  }
+  const std::string d = default_variant(elem, p, s, memory);
+  const Variant* v = registry().find(d);
+  // Page-locked memory runs a GPU kernel or, where none fits, the CPU one.
+  if (!v || !usable(*v, t, s, p, memory == Memory::pinned_host ? v->backend : backend))
+    throw std::invalid_argument(std::string("no ") + memory_name(memory) + " kernel in this build transposes " +
+                                dtype_name(t) + " " + to_string(s) + " " + placement_name(p));
+  return {d, "built-in default for " + std::string(memory_name(memory)) + " memory, " + std::to_string(elem) +
+                 "-byte " + cls + (memory == Memory::device ? " (no tuning table row for " + gpu_name + ")" : "") +
+                 skipped};
+}
+
+}  // namespace tlab::tuning

@@ -1,0 +1,48 @@
+// The tuning tables behind tlab::Plan: which registered kernel runs for (GPU, element size,
+// placement, shape class). Tables are TSV files written by tlab-tune, one per GPU, read from
+// $TLAB_TUNING_DIR, the installed data folder and the source tree's tuning/ folder, in that
+// order; a built-in default answers where no table does.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tlab/matrix.hpp"
+#include "tlab/registry.hpp"
+#include "tlab/transpose.hpp"
+
+namespace tlab::tuning {
+
+// "small" (< 2^20 elements); "unaligned" when a row of the input or of the output is not a
+// whole number of 16-byte words (no whole-word access: 8191 x 8191 bytes, say); else "tall"
+// (rows >= 4 cols), "wide" (cols >= 4 rows) or "square". In place: "rect" for m != n, else
+// "unaligned" or "square".
+std::string shape_class(Shape s, Placement p, std::size_t elem);
+
+struct Row {
+  std::string target;  // GPU name as CUDA reports it, or "sm_90"-style architecture
+  int elem_bytes = 0;
+  std::string placement;  // placement_name()
+  std::string shape;      // shape_class()
+  std::string variant;
+  std::string note;  // what the measurement gave, for people
+  std::string origin;  // file:line, filled when read
+};
+
+const char* header();  // the TSV header line, without newline
+std::vector<Row> read_table(const std::string& path);  // throws std::runtime_error naming the line
+void write_table(const std::string& path, const std::vector<Row>& rows);  // atomically (temp + rename)
+std::string file_name_for(const std::string& gpu_name);  // "nvidia-h100-80gb-hbm3.tsv"
+std::vector<std::string> search_dirs();
+
+struct Choice {
+  std::string variant, reason;
+};
+// The kernel for `t` x `s` with placement `p` in `memory`; gpu_name and arch describe the
+// device for device memory. Table rows whose variant cannot run this case are skipped, and
+// the reason says so.
+Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& gpu_name, const std::string& arch);
+
+// Whether `v` can run `t` x `s` with placement `p` as a correct transpose on `backend`.
+bool usable(const Variant& v, DType t, Shape s, Placement p, Backend backend);
+
+}  // namespace tlab::tuning

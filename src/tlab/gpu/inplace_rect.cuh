@@ -1,0 +1,20 @@
+// The in-place rectangular transpose on the GPU (tlab/inplace_rect_index.hpp), for callers
+// that own their scratch memory (the library's plans) and for the registered variant.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tlab/matrix.hpp"
+
+namespace tlab::gpu {
+
+// Scratch bytes the transpose of `s` with `elem` -byte elements uses: at most
+// 64 * max(m, n) elements, never more than the matrix.
+std::int64_t in_place_rect_scratch_bytes(Shape s, int elem);
+
+// Transposes the m x n matrix at `m` (device memory) into its n x m transpose, in place, on
+// `stream`. `scratch` holds in_place_rect_scratch_bytes(s, elem) bytes of device memory.
+void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, cudaStream_t stream);
+
+}  // namespace tlab::gpu

@@ -1,0 +1,75 @@
+// Word-wide in-place transpose of a square matrix: the tiles of word_tile.cuh, one block per
+// tile pair. Only the T(T+1)/2 blocks that own a pair (tile (i, j) with i <= j and its mirror)
+// are launched, so no block starts just to exit.
+#include <cmath>
+
+#include "tlab/gpu/word_tile.cuh"
+
+namespace tlab::gpu {
+namespace {
+
+using namespace word;
+
+// Pair k of the upper triangle, counted column by column: (i, j) with i <= j.
+__device__ __forceinline__ void pair_of(std::int64_t k, std::int64_t& i, std::int64_t& j) {
+  j = static_cast<std::int64_t>((sqrt(8.0 * static_cast<double>(k) + 1.0) - 1.0) / 2.0);
+  while (j * (j + 1) / 2 > k) --j;  // the square root in double may be one off either way
+  while ((j + 1) * (j + 2) / 2 <= k) ++j;
+  i = k - j * (j + 1) / 2;
+}
+
+template <int S, int W, bool ALIGNED>
+__global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* m, std::int64_t n, std::int64_t pairs) {
+  extern __shared__ unsigned char smem_raw[];
+  constexpr int side = Geometry<S, W>::side;
+  Word<W>* a = reinterpret_cast<Word<W>*>(smem_raw);
+  Word<W>* b = a + side * kWords;
+  for (std::int64_t k = blockIdx.x; k < pairs; k += gridDim.x) {
+    std::int64_t ti = 0, tj = 0;
+    pair_of(k, ti, tj);
+    const std::int64_t ar = ti * side, ac = tj * side;  // tile a at (ar, ac), its mirror b at (ac, ar)
+    load_tile<S, W, ALIGNED>(a, m, n, n, ar, ac);
+    if (ti != tj) load_tile<S, W, ALIGNED>(b, m, n, n, ac, ar);
+    __syncthreads();
+    store_tile_transposed<S, W, ALIGNED>(a, m, n, n, ar, ac);  // a^T into b's place
+    if (ti != tj) store_tile_transposed<S, W, ALIGNED>(b, m, n, n, ac, ar);
+    __syncthreads();
+  }
+}
+
+template <int S, int W> constexpr std::size_t pair_smem() { return 2 * Geometry<S, W>::smem_bytes; }
+
+template <int S, int W, bool ALIGNED> void launch(const Operands& op) {
+  static unsigned long long smem_allowed = 0;
+  auto k = transpose_words_in_place<S, W, ALIGNED>;
+  allow_smem(k, pair_smem<S, W>(), smem_allowed);
+  const std::int64_t t = ceil_div(op.shape.rows, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(pairs, 0x7fffffff));
+  k<<<blocks, kThreads, pair_smem<S, W>(), stream_of(op)>>>(static_cast<unsigned char*>(op.out), op.shape.rows, pairs);
+  TLAB_CUDA_LAUNCHED();
+}
+
+template <int W> void add_word_in_place(Registry& r) {
+  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W), "gpu-word-inplace", Placement::in_place,
+                          {{"word", std::to_string(W)}},
+                          "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched");
+  v.kernels = instantiate_all([](auto tag, const Operands& op) {
+    constexpr int S = sizeof(decltype(tag));
+    if constexpr (fits_smem<S, W, 2>()) {
+      if (words_fit(op.out, op.out, op.shape.rows, op.shape.cols, S, W)) launch<S, W, true>(op);
+      else launch<S, W, false>(op);
+    }
+  });
+  keep_fitting_types<W, 2>(v);
+  r.add(std::move(v));
+}
+
+}  // namespace
+
+void register_gpu_word_in_place(Registry& r) {
+  add_word_in_place<4>(r);
+  add_word_in_place<8>(r);
+  add_word_in_place<16>(r);
+}
+
+}  // namespace tlab::gpu

@@ -1,0 +1,161 @@
+// The library call (tlab/transpose.hpp) on host memory, its refusals, and its tuning tables.
+// The GPU suite covers device and page-locked memory.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "tlab/api/tuning.hpp"
+#include "tlab/device_memory.hpp"
+#include "tlab/reference.hpp"
+#include "tlab/transpose.hpp"
+
+using namespace tlab;
+
+namespace {
+
+std::vector<unsigned char> random_matrix(DType t, Shape s) {
+  std::vector<unsigned char> m(s.elements() * dtype_size(t));
+  fill_random(m.data(), s.elements(), t);
+  return m;
+}
+
+std::vector<unsigned char> transposed(const std::vector<unsigned char>& a, DType t, Shape s) {
+  std::vector<unsigned char> out(a.size());
+  reference_transpose(a.data(), out.data(), s, dtype_size(t));
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("api") {
+
+TEST_CASE("tlab::transpose and transpose_in_place on host memory give the exact transpose, any type and shape") {
+  for (DType t : all_dtypes())
+    for (Shape s : {Shape{1, 1}, Shape{1, 13}, Shape{13, 1}, Shape{97, 101}, Shape{64, 64}, Shape{300, 40}, Shape{129, 129}}) {
+      CAPTURE(dtype_name(t));
+      CAPTURE(to_string(s));
+      const auto in = random_matrix(t, s), want = transposed(in, t, s);
+      std::vector<unsigned char> out(in.size(), 0xA5);
+      transpose(out.data(), in.data(), t, s.rows, s.cols);
+      CHECK(out == want);
+      std::vector<unsigned char> m = in;
+      transpose_in_place(m.data(), t, s.rows, s.cols);
+      CHECK(m == want);
+    }
+}
+
+TEST_CASE("a host plan says which kernel it chose and why") {
+  const Plan out(DType::f32, 500, 300, Placement::out_of_place, Memory::host);
+  CHECK(out.kernel().rfind("cpu/", 0) == 0);
+  CHECK(!out.reason().empty());
+  const Plan rect(DType::u8, 500, 300, Placement::in_place, Memory::host);
+  CHECK(rect.kernel() == "cpu/inplace-rect/c2r");
+}
+
+TEST_CASE("bad arguments are refused with std::invalid_argument before anything is written") {
+  std::vector<float> a(12, 1.f), b(12, 7.f);
+  CHECK_THROWS_AS(transpose(nullptr, a.data(), DType::f32, 3, 4), std::invalid_argument);
+  CHECK_THROWS_AS(transpose(b.data(), nullptr, DType::f32, 3, 4), std::invalid_argument);
+  CHECK_THROWS_AS(transpose_in_place(nullptr, DType::f32, 3, 4), std::invalid_argument);
+  CHECK_THROWS_AS(transpose(b.data(), a.data(), DType::f32, 0, 4), std::invalid_argument);
+  CHECK_THROWS_AS(transpose(b.data(), a.data(), DType::f32, 3, -4), std::invalid_argument);
+  CHECK_THROWS_AS(Plan(DType::f64, std::int64_t{1} << 40, std::int64_t{1} << 30, Placement::out_of_place, Memory::host),
+                  std::invalid_argument);
+  // Overlapping buffers out of place: the same buffer, and one shifted by one element.
+  CHECK_THROWS_AS(transpose(a.data(), a.data(), DType::f32, 3, 4), std::invalid_argument);
+  std::vector<float> big(13, 2.f);
+  CHECK_THROWS_AS(transpose(big.data() + 1, big.data(), DType::f32, 3, 4), std::invalid_argument);
+  // The wrong form for the plan's placement.
+  const Plan out(DType::f32, 3, 4, Placement::out_of_place, Memory::host);
+  CHECK_THROWS_AS(out.execute_in_place(a.data()), std::invalid_argument);
+  const Plan in(DType::f32, 3, 4, Placement::in_place, Memory::host);
+  CHECK_THROWS_AS(in.execute(b.data(), a.data()), std::invalid_argument);
+  CHECK(b == std::vector<float>(12, 7.f));
+  CHECK(big == std::vector<float>(13, 2.f));
+  try {
+    transpose(a.data(), a.data(), DType::f32, 3, 4);
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("overlap") != std::string::npos);
+  }
+}
+
+TEST_CASE("a device plan without a CUDA device is refused with one clear line") {
+  if (current_device().index >= 0) return;  // the GPU suite covers device plans
+  try {
+    Plan p(DType::f32, 64, 64, Placement::out_of_place, Memory::device);
+    FAIL("a device plan was made without a device");
+  } catch (const std::invalid_argument& e) {
+    CHECK(std::string(e.what()).find("needs a CUDA device") != std::string::npos);
+  }
+}
+
+TEST_CASE("shape classes") {
+  CHECK(tuning::shape_class({100, 100}, Placement::out_of_place, 4) == "small");
+  CHECK(tuning::shape_class({8192, 8192}, Placement::out_of_place, 1) == "square");
+  CHECK(tuning::shape_class({16384, 1024}, Placement::out_of_place, 2) == "tall");
+  CHECK(tuning::shape_class({1024, 16384}, Placement::out_of_place, 4) == "wide");
+  CHECK(tuning::shape_class({1024, 2048}, Placement::out_of_place, 8) == "square");
+  // A row of 8191 bytes, or of 8200 floats' transpose partner 8191: no whole 16-byte words.
+  CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 1) == "unaligned");
+  CHECK(tuning::shape_class({8200, 8191}, Placement::out_of_place, 4) == "unaligned");
+  CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 16) == "square");
+  CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "square");
+  CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "unaligned");
+  CHECK(tuning::shape_class({100, 101}, Placement::in_place, 4) == "rect");
+}
+
+TEST_CASE("tuning tables: written atomically, read back, refused with the line when malformed") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("tlab-tuning-" + std::to_string(std::rand()));
+  fs::create_directories(dir);
+  const std::string path = (dir / tuning::file_name_for("NVIDIA H100 80GB HBM3")).string();
+  CHECK(fs::path(path).filename() == "nvidia-h100-80gb-hbm3.tsv");
+  std::vector<tuning::Row> rows{{"NVIDIA H100 80GB HBM3", 1, "out-of-place", "square", "gpu/word/w4", "91% of memcpy", ""},
+                                {"sm_90", 4, "in-place", "rect", "gpu/inplace-rect/c2r", "", ""}};
+  tuning::write_table(path, rows);
+  CHECK(!fs::exists(path + ".tmp"));
+  const auto back = tuning::read_table(path);
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].variant == "gpu/word/w4");
+  CHECK(back[1].elem_bytes == 4);
+  CHECK(back[1].origin == path + ":3");
+  {
+    std::ofstream f(path);
+    f << tuning::header() << "\nsm_90\tfour\tin-place\trect\tx\t\n";
+  }
+  try {
+    tuning::read_table(path);
+    FAIL("a malformed table was read");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()).find(":2:") != std::string::npos);
+  }
+  {
+    std::ofstream f(path);
+    f << "not a header\n";
+  }
+  CHECK_THROWS_AS(tuning::read_table(path), std::runtime_error);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("every committed tuning table reads and names only registered kernels") {
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(std::string(TLAB_SOURCE_DIR) + "/tuning")) {
+    if (e.path().extension() != ".tsv") continue;
+    ++files;
+    for (const tuning::Row& r : tuning::read_table(e.path().string())) {
+      CAPTURE(r.origin);
+      // A build without CUDA registers no GPU kernel; the names must still look like ours.
+      if (registry().find("gpu/memcpy")) CHECK(registry().find(r.variant) != nullptr);
+      CHECK(r.variant.rfind("gpu/", 0) == 0);
+      CHECK((r.placement == "in-place" || r.placement == "out-of-place"));
+    }
+  }
+  CHECK(files >= 1);
+}
+
+}  // TEST_SUITE("api")
