@@ -1,4 +1,6 @@
-// The CPU variants of the main library, built at the project's optimisation level.
+// The CPU variants of the main library, built at the project's optimisation level: the
+// scalar transposes here, then each other family from its own file.
+#include "tlab/cpu/cpu_families.hpp"
 #include "tlab/cpu/outofplace.hpp"
 #include "tlab/cpu/register_inplace.inl"
 
@@ -36,6 +38,7 @@ void register_cpu_variants(Registry& r) {
                      cpu::outofplace_blocked(in_view(tag, op), out_view(tag, op), tile);
                    });
   }
+  register_cpu_copy_variants(r);
 }
 
 }  // namespace tlab

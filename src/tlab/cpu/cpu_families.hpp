@@ -1,0 +1,35 @@
+// Registration entry points of the CPU families, one per file; register_cpu_variants
+// (cpu_variants.cpp) calls each once. Optional families (the library peers) exist only in a
+// build that found their library.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tlab/cpu/threads.hpp"
+#include "tlab/registry.hpp"
+
+namespace tlab {
+
+// A CPU variant under the thread policy: named base + "@1t" / "@all", its params ending in
+// threads=<count at run time>; in place means square only. The caller adds the kernels.
+inline Variant threaded_variant(const std::string& base, std::string family, Placement where, cpu::Threads t,
+                                std::vector<Param> params, std::string note) {
+  Variant v;
+  v.name = base + cpu::threads_suffix(t);
+  v.family = std::move(family);
+  v.backend = Backend::cpu;
+  v.placement = where;
+  v.square_only = where == Placement::in_place;
+  v.params = std::move(params);
+  v.params.push_back({"threads", std::to_string(cpu::thread_count(t))});
+  v.note = std::move(note);
+  return v;
+}
+
+void register_cpu_copy_variants(Registry& r);        // copy_roofline.cpp
+void register_cpu_simd_variants(Registry& r);        // simd_variants.cpp
+void register_cpu_openblas_variants(Registry& r);    // peers_openblas.cpp (TLAB_HAVE_OPENBLAS)
+void register_cpu_eigen_variants(Registry& r);       // peers_eigen.cpp (TLAB_HAVE_EIGEN)
+
+}  // namespace tlab
