@@ -39,6 +39,7 @@ void register_cpu_variants(Registry& r) {
                    });
   }
   register_cpu_copy_variants(r);
+  register_cpu_simd_variants(r);
 }
 
 }  // namespace tlab
