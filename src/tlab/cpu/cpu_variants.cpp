@@ -40,6 +40,12 @@ void register_cpu_variants(Registry& r) {
   }
   register_cpu_copy_variants(r);
   register_cpu_simd_variants(r);
+#if TLAB_HAVE_OPENBLAS
+  register_cpu_openblas_variants(r);
+#endif
+#if TLAB_HAVE_EIGEN
+  register_cpu_eigen_variants(r);
+#endif
 }
 
 }  // namespace tlab
