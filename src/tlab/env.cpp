@@ -213,6 +213,7 @@ Fields capture_environment(const std::string& command_line) {
   // machine's record can tell "not measured" from "not there".
   f.emplace_back("fact_sources", sources);
   if (!missing.empty()) f.emplace_back("not_recorded", missing);
+  for (auto& kv : executor_for(Backend::cpu, nullptr)->describe()) f.push_back(kv);
   std::string why;
   if (Executor* gpu = executor_for(Backend::gpu, &why)) {
     for (auto& kv : gpu->describe()) f.push_back(kv);
