@@ -16,6 +16,7 @@
 #include "tlab/cpu/cpu_dispatch.hpp"
 #include "tlab/cpu/simd_transpose.hpp"
 #include "tlab/cpu/threads.hpp"
+#include "tlab/machine_facts.hpp"
 #include "tlab/reference.hpp"
 
 using namespace tlab;
@@ -179,11 +180,39 @@ TEST_CASE("block sizes that are not multiples of the line square are rounded to 
     }
 }
 
-TEST_CASE("an output larger than the streaming threshold is still exact at all threads, in and out of place") {
-  // 2048 x 1536 float: 12 MiB, over the 8 MiB cap, so the automatic choice streams.
-  const Shape s{2048, 1536};
-  REQUIRE(static_cast<std::size_t>(s.elements()) * 4 > cpu::streaming_threshold_bytes());
-  CHECK_NOTHROW(cpu_executor().verify({&full_registry().get("cpu/simd/auto@all"), DType::f32, s}));
+TEST_CASE("streaming starts above the last-level cache of the environment record, with a fallback when none is recorded") {
+  using F = std::vector<Fact>;
+  const auto t3 = cpu::streaming_threshold(F{{"cache_l2", "1024K", "sysfs"}, {"cache_l3", "32768K", "sysconf"}});
+  CHECK(t3.bytes == (std::size_t{32768} << 10));
+  CHECK(t3.from == "cache_l3 (sysconf)");
+  // A CPU without an L3: its L2 is the last level.
+  const auto t2 = cpu::streaming_threshold(F{{"cache_l2", "2048K", "cpuid"}, {"cache_l3", "", ""}});
+  CHECK(t2.bytes == (std::size_t{2048} << 10));
+  CHECK(t2.from == "cache_l2 (cpuid)");
+  // Nothing recorded (no sysfs, no sysconf answer, no CPUID), or a value that is no size.
+  for (const F& none : {F{}, F{{"cache_l3", "", ""}}, F{{"cache_l3", "big", "procfs"}}}) {
+    const auto t = cpu::streaming_threshold(none);
+    CHECK(t.bytes == cpu::kFallbackStreamingBytes);
+    CHECK(t.from.rfind("fallback", 0) == 0);
+  }
+  // This machine's threshold comes from its own facts, and env.json says where from.
+  CHECK(cpu::streaming_threshold().bytes == cpu::streaming_threshold(machine_facts()).bytes);
+  const Fields env = cpu_executor().describe();
+  CHECK(std::count_if(env.begin(), env.end(), [](const auto& kv) { return kv.first == "cpu_stream_threshold_from"; }) == 1);
+}
+
+TEST_CASE("streamed outputs are exact at all threads, in and out of place") {
+  // Streaming forced (the automatic choice streams only outputs larger than the last-level
+  // cache, which a test cannot afford on every machine), the work split over all threads.
+  cpu::SimdPlan plan;
+  plan.kernels = &cpu::kernels_for(cpu::best_isa());
+  plan.streaming = cpu::Streaming::always;
+  plan.threads = cpu::thread_count(cpu::Threads::all);
+  for (std::size_t elem : kElemSizes) {
+    CAPTURE(elem);
+    CHECK(direct(plan, {1024, 768}, elem, 0) == "");
+  }
+  CHECK_NOTHROW(cpu_executor().verify({&full_registry().get("cpu/simd/auto@all"), DType::f32, {2048, 1536}}));
   CHECK_NOTHROW(cpu_executor().verify({&full_registry().get("cpu/simd-inplace/auto@all"), DType::f32, {2048, 2048}}));
 }
 

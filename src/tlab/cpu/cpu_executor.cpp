@@ -7,6 +7,7 @@
 #include <new>
 
 #include "tlab/cpu/cpu_dispatch.hpp"
+#include "tlab/cpu/cpu_families.hpp"
 #include "tlab/cpu/simd_transpose.hpp"
 #include "tlab/cpu/threads.hpp"
 #include "tlab/executor.hpp"
@@ -73,10 +74,13 @@ class CpuExecutor final : public Executor {
       chosen = std::string("refused: ") + e.what();
     }
     const char* forced = std::getenv("TLAB_CPU_ISA");
-    return {{"cpu_simd_isas", isas},
+    Fields f{{"cpu_simd_isas", isas},
             {"cpu_simd_auto", chosen + (forced && *forced ? " (TLAB_CPU_ISA)" : " (best available)")},
             {"cpu_threads_all", std::to_string(cpu::thread_count(cpu::Threads::all))},
-            {"cpu_stream_threshold_bytes", std::to_string(cpu::streaming_threshold_bytes())}};
+            {"cpu_stream_threshold_bytes", std::to_string(cpu::streaming_threshold().bytes)},
+            {"cpu_stream_threshold_from", cpu::streaming_threshold().from}};
+    for (auto& kv : describe_cpu_peers()) f.push_back(std::move(kv));
+    return f;
   }
 
  private:

@@ -32,4 +32,12 @@ void register_cpu_simd_variants(Registry& r);        // simd_variants.cpp
 void register_cpu_openblas_variants(Registry& r);    // peers_openblas.cpp (TLAB_HAVE_OPENBLAS)
 void register_cpu_eigen_variants(Registry& r);       // peers_eigen.cpp (TLAB_HAVE_EIGEN)
 
+// What each peer library is in this build, for env.json: its version and configuration
+// (OpenBLAS: its own thread pool or OpenMP; Eigen: the instruction sets it vectorises with).
+std::string openblas_description();  // peers_openblas.cpp
+std::string eigen_description();     // peers_eigen.cpp
+// cpu_peer_openblas and cpu_peer_eigen: the descriptions above, or why the peer is absent
+// (cpu_variants.cpp, which knows what this build registered).
+std::vector<std::pair<std::string, std::string>> describe_cpu_peers();
+
 }  // namespace tlab

@@ -48,4 +48,24 @@ void register_cpu_variants(Registry& r) {
 #endif
 }
 
+std::vector<std::pair<std::string, std::string>> describe_cpu_peers() {
+  // Both are optional in meson: a build without them runs everything else, and the record
+  // says why experiment 14 has no peer rows.
+  const std::string absent = "not in this build (meson did not find ";
+  return {{"cpu_peer_openblas",
+#if TLAB_HAVE_OPENBLAS
+           openblas_description()
+#else
+           absent + "OpenBLAS with cblas.h: Debian's libopenblas-dev)"
+#endif
+          },
+          {"cpu_peer_eigen",
+#if TLAB_HAVE_EIGEN
+           eigen_description()
+#else
+           absent + "eigen3: Debian's libeigen3-dev)"
+#endif
+          }};
+}
+
 }  // namespace tlab

@@ -6,6 +6,8 @@
 // that the row says what a user who asked for threads gets.
 #include <Eigen/Core>
 
+#include <string>
+
 #include "tlab/cpu/cpu_families.hpp"
 #include "tlab/cpu/threads.hpp"
 
@@ -36,6 +38,11 @@ void add(Registry& r, Placement where, cpu::Threads t) {
   r.add(std::move(v));
 }
 }  // namespace
+
+std::string eigen_description() {
+  return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." + std::to_string(EIGEN_MAJOR_VERSION) + "." +
+         std::to_string(EIGEN_MINOR_VERSION) + ", vectorised with " + Eigen::SimdInstructionSetsInUse();
+}
 
 void register_cpu_eigen_variants(Registry& r) {
   for (Placement where : {Placement::out_of_place, Placement::in_place})

@@ -7,6 +7,7 @@
 
 #include <climits>
 #include <stdexcept>
+#include <string>
 
 #include "tlab/cpu/cpu_families.hpp"
 #include "tlab/cpu/threads.hpp"
@@ -52,6 +53,15 @@ void add(Registry& r, Placement where, cpu::Threads t) {
   r.add(std::move(v));
 }
 }  // namespace
+
+std::string openblas_description() {
+  // Debian's default libopenblas0 is the pthreads build: its own pool of threads beside
+  // libgomp's, which experiment 14's @all rows share the cores with (the OpenMP build,
+  // libopenblas0-openmp, would use libgomp's pool instead).
+  const int parallel = openblas_get_parallel();
+  return std::string(openblas_get_config()) + "; threads: " +
+         (parallel == 2 ? "OpenMP" : parallel == 1 ? "its own pthreads pool" : "none (sequential build)");
+}
 
 void register_cpu_openblas_variants(Registry& r) {
   for (Placement where : {Placement::out_of_place, Placement::in_place})

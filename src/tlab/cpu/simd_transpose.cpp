@@ -1,9 +1,8 @@
 #include "tlab/cpu/simd_transpose.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -32,20 +31,24 @@ bool aligned(const void* p, unsigned to) { return to && reinterpret_cast<std::ui
 // docs/performance-notes.md). Every element size keeps 64 rows so that the TLB argument holds.
 std::int64_t default_block(std::size_t) { return 64; }
 
-std::size_t last_level_cache_bytes() {
-  for (int name : {_SC_LEVEL3_CACHE_SIZE, _SC_LEVEL2_CACHE_SIZE}) {
-    const long v = sysconf(name);
-    if (v > 0) return static_cast<std::size_t>(v);
-  }
-  return std::size_t{32} << 20;
+StreamingThreshold streaming_threshold(const std::vector<Fact>& facts) {
+  // A CPU without an L3 has its L2 last. Sizes read "48K" from every source.
+  for (const char* key : {"cache_l3", "cache_l2"})
+    for (const Fact& f : facts) {
+      if (f.key != key || f.value.empty()) continue;
+      char* end = nullptr;
+      const unsigned long long kib = std::strtoull(f.value.c_str(), &end, 10);
+      if (kib > 0 && end && *end == 'K') return {static_cast<std::size_t>(kib) << 10, f.key + " (" + f.source + ")"};
+    }
+  // No source gave it. 32 MiB is the L3 of one core complex on recent AMD server parts and
+  // about that of a client CPU; a server's larger L3 is shared by many cores, so one
+  // thread's output larger than this rarely stays cached there either.
+  return {kFallbackStreamingBytes, "fallback: no last-level cache size recorded"};
 }
 
-std::size_t streaming_threshold_bytes() {
-  // The C library's figure is the whole chip's L3 (a VM is told its host's: 508 MiB on the
-  // development machine), while one core complex, or one tenant, gets a share of it. So the
-  // share is capped at 8 MiB: there, plain stores measured faster up to 4 MiB of output and
-  // streaming faster from 15 MiB on (docs/performance-notes.md, section 8).
-  return std::min(last_level_cache_bytes(), std::size_t{8} << 20);
+const StreamingThreshold& streaming_threshold() {
+  static const StreamingThreshold t = streaming_threshold(machine_facts());
+  return t;
 }
 
 void simd_transpose(const SimdPlan& plan, const void* in, void* out, Shape s, std::size_t elem) {
@@ -55,7 +58,7 @@ void simd_transpose(const SimdPlan& plan, const void* in, void* out, Shape s, st
   const unsigned align = plan.kernels->stream_align[k];
   const std::size_t bytes = static_cast<std::size_t>(s.elements()) * elem;
   const bool wanted = plan.streaming == Streaming::always ||
-                      (plan.streaming == Streaming::automatic && bytes > streaming_threshold_bytes());
+                      (plan.streaming == Streaming::automatic && bytes > streaming_threshold().bytes);
   const bool stream = wanted && aligned(out, align) && (static_cast<std::size_t>(s.rows) * elem) % align == 0;
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
