@@ -52,5 +52,7 @@ done
 exp01="$build/experiments/exp-01-cpu-opt-levels"
 expect_2 "$exp01" --variants 'no-such-variant*'
 expect_2 "$exp01" --sizes 1048576
+# A forced instruction set that is no instruction set is refused before anything runs.
+TLAB_CPU_ISA=sse9 expect_2 "$build/experiments/exp-14-cpu-roofline" --sizes 64
 echo "bad_input: $checked checks, $failures failures"
 [[ $failures -eq 0 ]]

@@ -24,6 +24,8 @@ void add_simd(Registry& r, Placement where, const std::string& isa_label, bool a
                                {{"isa", isa_label}, {"block", "default"}, {"stream", "auto"}},
                                in_place ? "tile pairs transposed in registers and swapped, blocks of tile pairs per thread"
                                         : "micro-kernels in line squares in blocks; non-temporal stores for large outputs");
+  // A bad TLAB_CPU_ISA is bad input: refused before a run starts, not halfway through it.
+  if (automatic) v.check_environment = [] { cpu::isa_from_environment(); };
   for (DType d : all_dtypes()) {
     const std::size_t elem = dtype_size(d);
     v.kernels[d] = [=](const Operands& op) {
