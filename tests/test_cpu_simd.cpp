@@ -26,10 +26,11 @@ using tlab_test::ScopedEnv;
 
 namespace {
 
-// Odd, prime and edge shapes around the tile (2..16), line square (4..64) and block (64) sizes.
+// Odd, prime and edge shapes around the tile (2..16), line square (4..64) and block (64)
+// sizes; 1 x n and n x 1 both within one block and across many.
 const std::vector<Shape>& odd_shapes() {
-  static const std::vector<Shape> s{{1, 1},  {1, 37},   {37, 1},  {7, 13},  {13, 7},   {16, 16},
-                                    {17, 17}, {61, 67}, {64, 64}, {65, 63}, {127, 129}, {257, 1031}};
+  static const std::vector<Shape> s{{1, 1},   {1, 37},   {37, 1},    {1, 1031},   {1031, 1}, {7, 13},  {13, 7},
+                                    {16, 16}, {17, 17},  {61, 67},   {64, 64},    {65, 63},  {127, 129}, {257, 1031}};
   return s;
 }
 const std::vector<std::int64_t>& square_sides() {
