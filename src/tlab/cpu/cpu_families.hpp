@@ -27,6 +27,14 @@ inline Variant threaded_variant(const std::string& base, std::string family, Pla
   return v;
 }
 
+// A library's transpose as a peer: "cpu/peer/<name>" + thread suffix, family
+// "cpu-peer-<library>" ("-inplace" added in place), params library=<library>.
+inline Variant peer_variant(const std::string& library, const std::string& name, Placement where, cpu::Threads t,
+                            std::string note) {
+  const std::string family = "cpu-peer-" + library + (where == Placement::in_place ? "-inplace" : "");
+  return threaded_variant("cpu/peer/" + name, family, where, t, {{"library", library}}, std::move(note));
+}
+
 void register_cpu_copy_variants(Registry& r);        // copy_roofline.cpp
 void register_cpu_simd_variants(Registry& r);        // simd_variants.cpp
 void register_cpu_openblas_variants(Registry& r);    // peers_openblas.cpp (TLAB_HAVE_OPENBLAS)

@@ -19,9 +19,8 @@ template <typename T> using RowMajor = Eigen::Matrix<T, Eigen::Dynamic, Eigen::D
 void add(Registry& r, Placement where, cpu::Threads t) {
   const int threads = cpu::thread_count(t);
   const bool in = where == Placement::in_place;
-  Variant v = threaded_variant(std::string("cpu/peer/") + (in ? "eigen-transpose-in-place" : "eigen-transpose"),
-                               in ? "cpu-peer-eigen-inplace" : "cpu-peer-eigen", where, t, {{"library", "eigen"}},
-                               in ? "Eigen A.transposeInPlace()" : "Eigen B = A.transpose()");
+  Variant v = peer_variant("eigen", in ? "eigen-transpose-in-place" : "eigen-transpose", where, t,
+                           in ? "Eigen A.transposeInPlace()" : "Eigen B = A.transpose()");
   v.kernels = instantiate<float, double>([threads, in](auto tag, const Operands& op) {
     using T = decltype(tag);
     Eigen::setNbThreads(threads);

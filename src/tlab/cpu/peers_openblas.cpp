@@ -42,9 +42,8 @@ void in_place(double, const Operands& op) {
 void add(Registry& r, Placement where, cpu::Threads t) {
   const int threads = cpu::thread_count(t);
   const bool in = where == Placement::in_place;
-  Variant v = threaded_variant(std::string("cpu/peer/") + (in ? "openblas-imatcopy" : "openblas-omatcopy"),
-                               in ? "cpu-peer-openblas-inplace" : "cpu-peer-openblas", where, t, {{"library", "openblas"}},
-                               in ? "OpenBLAS cblas_?imatcopy, transposed, alpha 1" : "OpenBLAS cblas_?omatcopy, transposed, alpha 1");
+  Variant v = peer_variant("openblas", in ? "openblas-imatcopy" : "openblas-omatcopy", where, t,
+                           in ? "OpenBLAS cblas_?imatcopy, transposed, alpha 1" : "OpenBLAS cblas_?omatcopy, transposed, alpha 1");
   v.kernels = instantiate<float, double>([threads, in](auto tag, const Operands& op) {
     openblas_set_num_threads(threads);
     if (in) in_place(tag, op);

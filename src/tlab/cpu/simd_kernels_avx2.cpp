@@ -23,45 +23,10 @@
 namespace tlab::cpu::simd::avx2 {
 namespace {
 
-// One register's load, store and stream store. Stream stores need the alignment of their
-// width; the drivers only ask for streaming where the output and its row pitch have it
-// (Kernels::stream_align).
-struct IoPs {
-  using Reg = __m256;
-  TLAB_SIMD_TARGET static Reg get(const uchar* p) { return _mm256_loadu_ps(reinterpret_cast<const float*>(p)); }
-  TLAB_SIMD_TARGET static void put(uchar* p, Reg v, bool stream) {
-    if (stream) _mm256_stream_ps(reinterpret_cast<float*>(p), v);
-    else _mm256_storeu_ps(reinterpret_cast<float*>(p), v);
-  }
-  TLAB_SIMD_TARGET static void fence() { _mm_sfence(); }
-};
-struct IoPd {
-  using Reg = __m256d;
-  TLAB_SIMD_TARGET static Reg get(const uchar* p) { return _mm256_loadu_pd(reinterpret_cast<const double*>(p)); }
-  TLAB_SIMD_TARGET static void put(uchar* p, Reg v, bool stream) {
-    if (stream) _mm256_stream_pd(reinterpret_cast<double*>(p), v);
-    else _mm256_storeu_pd(reinterpret_cast<double*>(p), v);
-  }
-  TLAB_SIMD_TARGET static void fence() { _mm_sfence(); }
-};
-struct IoSi256 {
-  using Reg = __m256i;
-  TLAB_SIMD_TARGET static Reg get(const uchar* p) { return _mm256_loadu_si256(reinterpret_cast<const Reg*>(p)); }
-  TLAB_SIMD_TARGET static void put(uchar* p, Reg v, bool stream) {
-    if (stream) _mm256_stream_si256(reinterpret_cast<Reg*>(p), v);
-    else _mm256_storeu_si256(reinterpret_cast<Reg*>(p), v);
-  }
-  TLAB_SIMD_TARGET static void fence() { _mm_sfence(); }
-};
-struct IoSi128 {
-  using Reg = __m128i;
-  TLAB_SIMD_TARGET static Reg get(const uchar* p) { return _mm_loadu_si128(reinterpret_cast<const Reg*>(p)); }
-  TLAB_SIMD_TARGET static void put(uchar* p, Reg v, bool stream) {
-    if (stream) _mm_stream_si128(reinterpret_cast<Reg*>(p), v);
-    else _mm_storeu_si128(reinterpret_cast<Reg*>(p), v);
-  }
-  TLAB_SIMD_TARGET static void fence() { _mm_sfence(); }
-};
+TLAB_SIMD_IO(IoPs, __m256, float, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_stream_ps);
+TLAB_SIMD_IO(IoPd, __m256d, double, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_stream_pd);
+TLAB_SIMD_IO(IoSi256, __m256i, __m256i, _mm256_loadu_si256, _mm256_storeu_si256, _mm256_stream_si256);
+TLAB_SIMD_IO(IoSi128, __m128i, __m128i, _mm_loadu_si128, _mm_storeu_si128, _mm_stream_si128);
 
 // 8 x 8 floats (any 4-byte element): 32-bit interleaves, 64-bit shuffles, then lanes.
 struct Tile4 : TileRows<IoPs, 8, 4, 16> {

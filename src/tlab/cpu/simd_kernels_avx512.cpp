@@ -22,24 +22,28 @@
 namespace tlab::cpu::simd::avx512 {
 namespace {
 
-// One register's load, store and stream store (see simd_kernels_avx2.cpp).
-struct IoPs {
-  using Reg = __m512;
-  TLAB_SIMD_TARGET static Reg get(const uchar* p) { return _mm512_loadu_ps(reinterpret_cast<const float*>(p)); }
-  TLAB_SIMD_TARGET static void put(uchar* p, Reg v, bool stream) {
-    if (stream) _mm512_stream_ps(reinterpret_cast<float*>(p), v);
-    else _mm512_storeu_ps(reinterpret_cast<float*>(p), v);
-  }
-  TLAB_SIMD_TARGET static void fence() { _mm_sfence(); }
+TLAB_SIMD_IO(IoPs, __m512, float, _mm512_loadu_ps, _mm512_storeu_ps, _mm512_stream_ps);
+TLAB_SIMD_IO(IoPd, __m512d, double, _mm512_loadu_pd, _mm512_storeu_pd, _mm512_stream_pd);
+
+// The last two rounds of the 4- and 8-byte kernels: four registers g0..g3, one from each group
+// of rows, each holding four 128-bit lanes of columns; lanes 0 and 2 (even) and 1 and 3 (odd)
+// of two groups, then of the pairs, give the four columns those lanes hold. Shuffle::f<imm>
+// is the lane shuffle of the element width (f32x4 or f64x2; the same lane selectors).
+template <class Shuffle, class Reg>
+TLAB_SIMD_TARGET inline void gather_lanes(Reg g0, Reg g1, Reg g2, Reg g3, Reg* even_lo, Reg* even_hi, Reg* odd_lo,
+                                          Reg* odd_hi) {
+  const Reg even01 = Shuffle::template f<0x88>(g0, g1), even23 = Shuffle::template f<0x88>(g2, g3);
+  const Reg odd01 = Shuffle::template f<0xDD>(g0, g1), odd23 = Shuffle::template f<0xDD>(g2, g3);
+  *even_lo = Shuffle::template f<0x88>(even01, even23);
+  *even_hi = Shuffle::template f<0xDD>(even01, even23);
+  *odd_lo = Shuffle::template f<0x88>(odd01, odd23);
+  *odd_hi = Shuffle::template f<0xDD>(odd01, odd23);
+}
+struct LanesPs {
+  template <int imm> TLAB_SIMD_TARGET static __m512 f(__m512 a, __m512 b) { return _mm512_shuffle_f32x4(a, b, imm); }
 };
-struct IoPd {
-  using Reg = __m512d;
-  TLAB_SIMD_TARGET static Reg get(const uchar* p) { return _mm512_loadu_pd(reinterpret_cast<const double*>(p)); }
-  TLAB_SIMD_TARGET static void put(uchar* p, Reg v, bool stream) {
-    if (stream) _mm512_stream_pd(reinterpret_cast<double*>(p), v);
-    else _mm512_storeu_pd(reinterpret_cast<double*>(p), v);
-  }
-  TLAB_SIMD_TARGET static void fence() { _mm_sfence(); }
+struct LanesPd {
+  template <int imm> TLAB_SIMD_TARGET static __m512d f(__m512d a, __m512d b) { return _mm512_shuffle_f64x2(a, b, imm); }
 };
 
 // One register row is one cache line, so a tile is its own line square (L = K).
@@ -62,16 +66,7 @@ struct Tile4 : TileRows<IoPs, 16, 4, 16> {
       s[4 * q + 3] = _mm512_shuffle_ps(t[4 * q + 1], t[4 * q + 3], 0xEE);
     }
 #pragma GCC unroll 4
-    for (int m = 0; m < 4; ++m) {
-      const Reg even01 = _mm512_shuffle_f32x4(s[m], s[4 + m], 0x88);  // lanes 0, 2 of groups 0, 1
-      const Reg even23 = _mm512_shuffle_f32x4(s[8 + m], s[12 + m], 0x88);
-      const Reg odd01 = _mm512_shuffle_f32x4(s[m], s[4 + m], 0xDD);  // lanes 1, 3
-      const Reg odd23 = _mm512_shuffle_f32x4(s[8 + m], s[12 + m], 0xDD);
-      r[m] = _mm512_shuffle_f32x4(even01, even23, 0x88);
-      r[m + 8] = _mm512_shuffle_f32x4(even01, even23, 0xDD);
-      r[m + 4] = _mm512_shuffle_f32x4(odd01, odd23, 0x88);
-      r[m + 12] = _mm512_shuffle_f32x4(odd01, odd23, 0xDD);
-    }
+    for (int m = 0; m < 4; ++m) gather_lanes<LanesPs>(s[m], s[4 + m], s[8 + m], s[12 + m], &r[m], &r[m + 8], &r[m + 4], &r[m + 12]);
   }
 };
 
@@ -86,16 +81,7 @@ struct Tile8 : TileRows<IoPd, 8, 8, 8> {
       t[2 * p + 1] = _mm512_unpackhi_pd(r[2 * p], r[2 * p + 1]);
     }
 #pragma GCC unroll 2
-    for (int e = 0; e < 2; ++e) {
-      const Reg even01 = _mm512_shuffle_f64x2(t[e], t[2 + e], 0x88);
-      const Reg even23 = _mm512_shuffle_f64x2(t[4 + e], t[6 + e], 0x88);
-      const Reg odd01 = _mm512_shuffle_f64x2(t[e], t[2 + e], 0xDD);
-      const Reg odd23 = _mm512_shuffle_f64x2(t[4 + e], t[6 + e], 0xDD);
-      r[e] = _mm512_shuffle_f64x2(even01, even23, 0x88);
-      r[e + 4] = _mm512_shuffle_f64x2(even01, even23, 0xDD);
-      r[e + 2] = _mm512_shuffle_f64x2(odd01, odd23, 0x88);
-      r[e + 6] = _mm512_shuffle_f64x2(odd01, odd23, 0xDD);
-    }
+    for (int e = 0; e < 2; ++e) gather_lanes<LanesPd>(t[e], t[2 + e], t[4 + e], t[6 + e], &r[e], &r[e + 4], &r[e + 2], &r[e + 6]);
   }
 };
 

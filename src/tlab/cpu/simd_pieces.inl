@@ -55,6 +55,23 @@ template <i64 S> TLAB_SIMD_TARGET void scalar_swap_piece(const PiecePair& p) {
 
 // ---- tiles ------------------------------------------------------------------------------
 
+// An instruction set's one-register access for TileRows, from its intrinsics: unaligned load
+// and store, and the non-temporal store (which needs the register's alignment: the drivers
+// only ask for it where the output and its row pitch have it, Kernels::stream_align), all
+// taking a pointer to Ptr. A macro, not a template: intrinsics are not values to pass.
+#define TLAB_SIMD_IO(Name, RegT, Ptr, load, store, stream_store)                  \
+  struct Name {                                                                 \
+    using Reg = RegT;                                                           \
+    TLAB_SIMD_TARGET static Reg get(const uchar* p) {                           \
+      return load(reinterpret_cast<const Ptr*>(p));                             \
+    }                                                                           \
+    TLAB_SIMD_TARGET static void put(uchar* p, Reg v, bool stream) {            \
+      if (stream) stream_store(reinterpret_cast<Ptr*>(p), v);                   \
+      else store(reinterpret_cast<Ptr*>(p), v);                                 \
+    }                                                                           \
+    TLAB_SIMD_TARGET static void fence() { _mm_sfence(); }                      \
+  }
+
 // The K rows of a tile through Io: Io::Reg, Io::get(p), Io::put(p, v, stream), Io::fence().
 template <class Io, i64 Kt, i64 St, i64 Lt> struct TileRows {
   using Reg = typename Io::Reg;
