@@ -49,7 +49,8 @@ else
     pass "every count is a whole number, none negative" || fail "a count that is not a whole number >= 0"
   # The naive swap moves each of the n(n-1) off-diagonal elements once: that many reads and
   # writes, not twice as many (set-up is subtracted). The two processes' set-up differs by a
-  # few dozen references (their arguments are parsed differently), hence the margin.
+  # few dozen references (their arguments are parsed differently), hence the margin; the
+  # counts must also be the same in a second run (nothing else in the process moves them).
   for n in $sizes; do
     for c in Dr Dw; do
       v=$(awk -F, -v n="$n" -v c="$c" '$2 == "cpu/inplace-naive@O3" && $5 == n && $12 == c { print $13 }' "$csv")
@@ -58,6 +59,13 @@ else
         fail "naive swap at $n: $c = '$v', not between n(n-1) and twice that"
     done
   done
+  if CACHEGRIND_SIZES=32 "$script" "$build" "$tmp/again" > "$tmp/again.log" 2>&1; then
+    diff <(grep ',32,32,' "$csv") "$tmp/again/01-cpu-opt-levels-cachegrind.csv" | grep -q '^[<>] 01' &&
+      fail "a second run at 32 counted differently" || pass "a second run at 32 counts the same"
+  else
+    cat "$tmp/again.log" >&2
+    fail "cachegrind-inplace failed at 32 the second time"
+  fi
 fi
 
 [[ $failures -eq 0 ]] || { echo "cachegrind: $failures check(s) failed" >&2; exit 1; }
