@@ -52,5 +52,19 @@ done
 exp01="$build/experiments/exp-01-cpu-opt-levels"
 expect_2 "$exp01" --variants 'no-such-variant*'
 expect_2 "$exp01" --sizes 1048576
+# A forced instruction set that is no instruction set is refused before anything runs.
+TLAB_CPU_ISA=sse9 expect_2 "$build/experiments/exp-14-cpu-roofline" --sizes 64
+# tlab-once (the Cachegrind step's one transpose): unknown variant, type, size; not square in
+# place; a flag it does not know; too few arguments.
+once=$build/src/tlab-once
+for args in "no-such-variant int32 64" "cpu/inplace-naive@O3 int33 64" "cpu/inplace-naive@O3 int32 -4" \
+    "cpu/inplace-naive@O3 int32 64x96" "cpu/inplace-naive@O3 int32 64 --bogus" "cpu/inplace-naive@O3"; do
+  # shellcheck disable=SC2086
+  "$once" $args > /dev/null 2> "$tmp/err"
+  rc=$?
+  checked=$((checked + 1))
+  [[ $rc -eq 2 && $(grep -c . "$tmp/err") -eq 1 ]] ||
+    { echo "FAIL: tlab-once $args -> exit $rc:"; sed 's/^/    /' "$tmp/err" | head -3; failures=$((failures + 1)); }
+done
 echo "bad_input: $checked checks, $failures failures"
 [[ $failures -eq 0 ]]

@@ -50,15 +50,26 @@ for ref in "$copy"/results/reference/*/; do
   fi
   pass "$label: report.html rendered with nothing built or run"
   n=$(wc -l < "$out/data-sources.tsv")
-  [[ $n -eq $sections ]] && pass "$label: all $sections experiment sections have data" ||
-    fail "$label: $n of $sections sections have data"
+  [[ $n -eq $sections ]] && pass "$label: all $sections experiment sections are in the report" ||
+    fail "$label: $n of $sections sections are in the report"
+  # A section no folder holds is allowed only where the experiment says how to run it
+  # (experiments/NN-name/unmeasured.md), and the report must say it was not measured.
+  unmeasured=$(awk -F'\t' '$4 == "unmeasured"' "$out/data-sources.tsv" | cut -f1 | tr '\n' ' ')
+  if [[ -n $unmeasured ]]; then
+    bad=""
+    for u in $unmeasured; do
+      [[ -f $copy/experiments/$u/unmeasured.md ]] && grep -qF "holds <code>$u.csv</code>" "$out/report.html" || bad+="$u "
+    done
+    [[ -z $bad ]] && pass "$label: no folder holds ${unmeasured% }; the report says it was not measured" ||
+      fail "$label: sections without data that do not say so: $bad"
+  fi
   # Each section takes this folder's data, or says which folder it took instead and why.
   own=$(awk -F'\t' -v d="$ref" '$3 == d && $4 == "named"' "$out/data-sources.tsv" | wc -l)
-  other=$(awk -F'\t' -v d="$ref" '$3 != d' "$out/data-sources.tsv" | cut -f1 | tr '\n' ' ')
+  other=$(awk -F'\t' -v d="$ref" '$3 != d && $4 != "unmeasured"' "$out/data-sources.tsv" | cut -f1 | tr '\n' ' ')
   [[ $own -gt 0 ]] && pass "$label: $own sections from this folder${other:+; from other reference folders: $other}" ||
     fail "$label: no section took this folder's data"
   if [[ -n $other ]]; then
-    awk -F'\t' -v d="$ref" '$3 != d && $4 !~ /^named-lacks:/' "$out/data-sources.tsv" | grep -q . &&
+    awk -F'\t' -v d="$ref" '$3 != d && $4 !~ /^named-lacks:/ && $4 != "unmeasured"' "$out/data-sources.tsv" | grep -q . &&
       fail "$label: a section took another folder without saying this one lacks it" ||
       pass "$label: every section from another folder says this one lacks it"
   fi

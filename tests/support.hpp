@@ -43,6 +43,23 @@ inline tlab::Executor& cpu_executor() {
   return *e;
 }
 
+// Sets an environment variable for one scope and puts back what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
 // A fresh, empty folder under $TMPDIR (or /tmp), removed with everything in it when the
 // object goes out of scope.
 class TempDir {

@@ -73,7 +73,8 @@ void make_pairs_differ(unsigned char* a, Shape s, std::size_t elem) {
 // Runs v's kernel on our own buffers: fresh random input, output poisoned with the
 // bytewise complement of the expected result (so no unwritten byte can match), canaries
 // around every buffer. Returns "" when the output is exactly the reference transpose and
-// nothing outside the output (nor, out of place, the input) changed.
+// nothing outside the output (nor, out of place, the input) changed. A copy peer's output is
+// compared with the input instead.
 std::string run_direct(const Variant& v, DType t, Shape s) {
   const std::size_t elem = dtype_size(t);
   const std::size_t bytes = static_cast<std::size_t>(s.elements()) * elem;
@@ -86,7 +87,10 @@ std::string run_direct(const Variant& v, DType t, Shape s) {
   const bool in_place = v.placement == Placement::in_place;
   if (in_place) make_pairs_differ(in, s, elem);
   std::memcpy(in_copy.get(), in, bytes);
-  reference_transpose(in, want.get(), s, elem);
+  // A roofline peer (a copy) must leave an unchanged copy; everything else the transpose.
+  const bool copy = v.produces == Produces::copy;
+  if (copy) std::memcpy(want.get(), in, bytes);
+  else reference_transpose(in, want.get(), s, elem);
 
   Operands op;
   op.shape = s;
@@ -100,7 +104,7 @@ std::string run_direct(const Variant& v, DType t, Shape s) {
   op.out = out;
   v.kernels.at(t)(op);
 
-  std::string why = compare_exact(out, want.get(), s.transposed(), elem);
+  std::string why = compare_exact(out, want.get(), copy ? s : s.transposed(), elem);
   for (std::size_t b = 0; b < kGuard; ++b) {
     if (out_buf.get()[b] != kCanary || out[bytes + b] != kCanary) {
       why += " | wrote outside the output buffer";

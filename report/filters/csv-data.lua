@@ -17,6 +17,8 @@ Syntax (full description in report/README.md):
        PAT: a Lua pattern whose first capture (else the whole match) becomes the key.
   ::: {.csv-table src=F where=SEL columns="COL[:FMT],..." [headers="H,..."] [pick=PICK] [caption=MARKDOWN]}
   :::  the matching rows, listed.
+  ::: {.if-data src=F [where=SEL] absent=TEXT}
+  :::  its content when F exists (with where=: and has a matching row), else TEXT.
   ::: provenance
   :::  where the enclosing experiment's data came from (its results folder's env.json).
   ::: env-table
@@ -245,7 +247,8 @@ local function need_column(csv, col, what)
   end
 end
 
-local function select_rows(csv, where)
+-- The rows that match `where`, possibly none (the columns it names must exist).
+local function matching_rows(csv, where)
   local conds = parse_where(where, csv.shown)
   for _, c in ipairs(conds) do need_column(csv, c.col, csv.shown .. ' where="' .. where .. '"') end
   local out = {}
@@ -256,6 +259,11 @@ local function select_rows(csv, where)
     end
     if ok then out[#out + 1] = r end
   end
+  return out
+end
+
+local function select_rows(csv, where)
+  local out = matching_rows(csv, where)
   if #out == 0 then fail('%s: no row matches where="%s"', csv.shown, where or "") end
   return out
 end
@@ -408,14 +416,7 @@ local function csv_count(el, ctx)
   local a = el.attributes
   local path, shown = resolve_src(a.src, ctx, "csv-count")
   local csv = load_csv(path, shown)
-  local conds = parse_where(a.where, shown)
-  local matched = {}
-  for _, c in ipairs(conds) do need_column(csv, c.col, shown .. ' where="' .. a.where .. '"') end
-  for _, r in ipairs(csv.rows) do
-    local ok = true
-    for _, c in ipairs(conds) do ok = ok and holds(c, r[c.col]) end
-    if ok then matched[#matched + 1] = r end
-  end
+  local matched = matching_rows(csv, a.where)
   if a.pick and #matched > 0 then
     matched = apply_pick(csv, matched, a.pick, string.format('%s where="%s"', shown, a.where or ""))
   end
@@ -703,18 +704,24 @@ local function image(el)
   return el
 end
 
--- ::: {.if-data src="FILE" absent="text"} keeps its content when FILE exists in the
--- section's data folder, else becomes one paragraph saying the data is absent (for data that
--- only some machines can produce, such as hardware counters). Runs before the other
--- handlers, so the tables inside never look for a file that is not there.
+-- ::: {.if-data src="FILE" [where="SEL"] absent="text"} keeps its content when FILE exists in
+-- the section's data folder (and, with where=, has a row that matches), else becomes one
+-- paragraph saying the data is absent (for data that only some machines or builds can
+-- produce, such as hardware counters or an optional library's rows). Runs before the other
+-- handlers, so the tables inside never look for a file or a row that is not there.
 local function if_data_filter(ctx)
   return {
     Div = function(el)
       if not el.classes:includes("if-data") then return nil end
-      local path, shown = resolve_src(el.attributes.src, ctx, "if-data")
-      if exists(path) then return pandoc.Div(el.content) end
-      local why = el.attributes.absent or "not measured in this run"
-      return pandoc.Div({pandoc.Para(markdown_inlines(why .. " (" .. shown .. " is absent)."))}, pandoc.Attr("", {"data-absent"}))
+      local a = el.attributes
+      local path, shown = resolve_src(a.src, ctx, "if-data")
+      local missing = shown .. " is absent"
+      if exists(path) then
+        if not a.where or #matching_rows(load_csv(path, shown), a.where) > 0 then return pandoc.Div(el.content) end
+        missing = "no row of " .. shown .. ' matches where="' .. a.where .. '"'
+      end
+      local why = a.absent or "not measured in this run"
+      return pandoc.Div({pandoc.Para(markdown_inlines(why .. " (" .. missing .. ")."))}, pandoc.Attr("", {"data-absent"}))
     end,
   }
 end

@@ -194,8 +194,9 @@ Fields capture_environment(const std::string& command_line) {
     f.emplace_back(x.key, x.value);
     sources += (sources.empty() ? "" : " ") + x.key + ":" + x.source;
   }
-  // CPU kernels run on one thread; verification uses all of them (not timed).
-  f.emplace_back("timed_threads_cpu", "1");
+  // CPU kernels run on one thread unless their params say threads=N (the "@all" variants:
+  // every logical core at run time); verification uses all of them (not timed).
+  f.emplace_back("timed_threads_cpu", "1, or the threads= of the variant's params");
   f.emplace_back("load_average_1min_at_end", load_average());
   f.emplace_back("compiler", std::string(
 #if defined(__clang__)
@@ -212,6 +213,7 @@ Fields capture_environment(const std::string& command_line) {
   // machine's record can tell "not measured" from "not there".
   f.emplace_back("fact_sources", sources);
   if (!missing.empty()) f.emplace_back("not_recorded", missing);
+  for (auto& kv : executor_for(Backend::cpu, nullptr)->describe()) f.push_back(kv);
   std::string why;
   if (Executor* gpu = executor_for(Backend::gpu, &why)) {
     for (auto& kv : gpu->describe()) f.push_back(kv);

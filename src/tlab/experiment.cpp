@@ -45,10 +45,12 @@ std::vector<Result> ExperimentRun::run(const Sweep& sweep) {
     std::cerr << "[" << opt_.experiment << "] skipping " << skipped << " GPU configurations: " << skipped_why << "\n";
   }
   for (const Variant* v : sweep.variants) matched_variant_ = matched_variant_ || glob_match(opt_.variant_glob, v->name);
-  // Refuse before measuring anything a configuration the machine cannot hold: a check needs
+  // Refuse before measuring anything a configuration the machine cannot hold (or whose
+  // environment makes it unusable): a check needs
   // input, output and reference in host memory (a GPU check stages them there too), and
   // the GPU fixture needs its buffers on the device.
   for (const Config& c : configs) {
+    if (c.variant->check_environment) c.variant->check_environment();
     const std::string what = to_string(c.shape) + " " + dtype_name(c.dtype);
     require_host_memory(what, 3.0 * static_cast<double>(c.shape.elements()) * dtype_size(c.dtype));
     if (c.variant->backend == Backend::gpu) {

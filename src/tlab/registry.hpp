@@ -55,6 +55,10 @@ struct Variant {
   bool takes_out_pitch = false;  // honours Operands::out_pitch
   bool any_shape = false;        // in place, yet any m x n (not only square)
   std::string note;  // one line for --list and the report
+  // Throws std::invalid_argument when this process's environment makes the variant unusable
+  // (TLAB_CPU_ISA asking for an instruction set this CPU lacks), so that a runner refuses the
+  // run before measuring anything; empty for most variants.
+  std::function<void()> check_environment;
   std::vector<Param> params;
   std::map<DType, KernelFn> kernels;
   // Working memory a run needs beyond its operands (see Operands::scratch); empty: none.

@@ -6,6 +6,10 @@
 #include <memory>
 #include <new>
 
+#include "tlab/cpu/cpu_dispatch.hpp"
+#include "tlab/cpu/cpu_families.hpp"
+#include "tlab/cpu/simd_transpose.hpp"
+#include "tlab/cpu/threads.hpp"
 #include "tlab/executor.hpp"
 #include "tlab/reference.hpp"
 
@@ -59,7 +63,25 @@ class CpuExecutor final : public Executor {
     const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && size > 0 ? static_cast<double>(pages) * size : 0;
   }
-  Fields describe() const override { return {}; }
+  // What the CPU-side choices were for this run: the SIMD paths, the one "auto" took, the
+  // thread count of "@all" and where non-temporal stores start.
+  Fields describe() const override {
+    std::string isas, chosen;
+    for (cpu::Isa isa : cpu::available_isas()) isas += std::string(isas.empty() ? "" : " ") + cpu::isa_name(isa);
+    try {
+      chosen = cpu::isa_name(cpu::isa_from_environment());
+    } catch (const std::invalid_argument& e) {
+      chosen = std::string("refused: ") + e.what();
+    }
+    const char* forced = std::getenv("TLAB_CPU_ISA");
+    Fields f{{"cpu_simd_isas", isas},
+            {"cpu_simd_auto", chosen + (forced && *forced ? " (TLAB_CPU_ISA)" : " (best available)")},
+            {"cpu_threads_all", std::to_string(cpu::thread_count(cpu::Threads::all))},
+            {"cpu_stream_threshold_bytes", std::to_string(cpu::streaming_threshold().bytes)},
+            {"cpu_stream_threshold_from", cpu::streaming_threshold().from}};
+    for (auto& kv : describe_cpu_peers()) f.push_back(std::move(kv));
+    return f;
+  }
 
  private:
   struct Buffers {

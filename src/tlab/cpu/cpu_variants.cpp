@@ -1,4 +1,6 @@
-// The CPU variants of the main library, built at the project's optimisation level.
+// The CPU variants of the main library, built at the project's optimisation level: the
+// scalar transposes here, then each other family from its own file.
+#include "tlab/cpu/cpu_families.hpp"
 #include "tlab/cpu/outofplace.hpp"
 #include "tlab/cpu/register_inplace.inl"
 
@@ -37,6 +39,34 @@ void register_cpu_variants(Registry& r) {
                      cpu::outofplace_blocked(in_view(tag, op), out_view(tag, op), tile);
                    });
   }
+  register_cpu_copy_variants(r);
+  register_cpu_simd_variants(r);
+#if TLAB_HAVE_OPENBLAS
+  register_cpu_openblas_variants(r);
+#endif
+#if TLAB_HAVE_EIGEN
+  register_cpu_eigen_variants(r);
+#endif
+}
+
+std::vector<std::pair<std::string, std::string>> describe_cpu_peers() {
+  // Both are optional in meson: a build without them runs everything else, and the record
+  // says why experiment 14 has no peer rows.
+  const std::string absent = "not in this build (meson did not find ";
+  return {{"cpu_peer_openblas",
+#if TLAB_HAVE_OPENBLAS
+           openblas_description()
+#else
+           absent + "OpenBLAS with cblas.h: Debian's libopenblas-dev)"
+#endif
+          },
+          {"cpu_peer_eigen",
+#if TLAB_HAVE_EIGEN
+           eigen_description()
+#else
+           absent + "eigen3: Debian's libeigen3-dev)"
+#endif
+          }};
 }
 
 }  // namespace tlab
