@@ -119,9 +119,9 @@ const std::vector<Row>& all_rows() {
 // table names this GPU.
 std::string default_variant(std::size_t elem, Placement p, Shape s, Memory m) {
   const bool in_place = p == Placement::in_place;
-  if (m == Memory::host) {
-    if (!in_place) return "cpu/blocked/32";
-    return s.square() ? "cpu/inplace-oblivious/t64" : "cpu/inplace-rect/c2r";
+  if (m == Memory::host) {  // issue 13's SIMD kernels, the ISA chosen at run time, all threads
+    if (!in_place) return "cpu/simd/auto@all";
+    return s.square() ? "cpu/simd-inplace/auto@all" : "cpu/inplace-rect/c2r";
   }
   if (in_place && !s.square()) return m == Memory::device ? "gpu/inplace-rect/c2r" : "cpu/inplace-rect/c2r";
   if (m == Memory::pinned_host && !in_place && (elem == 4 || elem == 8)) return "gpu/rect/r256c32x8";
