@@ -19,11 +19,13 @@ tlab::Executor& gpu() { return *tlab::executor_for(tlab::Backend::gpu, nullptr);
 // the shapes that exercise edges and drops the large ones.
 bool small_only() { return std::getenv("TLAB_GPU_TEST_SMALL") != nullptr; }
 
+// 515 x 513 and 2049 x 2051: interior tiles of every word size whose rows start off a word
+// (the shifted path), and a last row whose shifted load would read past the matrix.
 std::vector<tlab::Shape> awkward_shapes() {
-  std::vector<tlab::Shape> s{{1, 1}, {1, 7}, {7, 1}, {2, 2}, {31, 33}, {33, 31}, {97, 101}, {100, 100}, {129, 129}, {17, 1000}};
+  std::vector<tlab::Shape> s{{1, 1}, {1, 7}, {7, 1}, {2, 2}, {31, 33}, {33, 31}, {97, 101}, {100, 100}, {129, 129}, {17, 1000}, {515, 513}};
   if (!small_only()) {
     // Non-multiples of every tile, and more tile rows than gridDim.y allows (65535).
-    for (tlab::Shape x : {tlab::Shape{1000, 17}, {257, 255}, {1000, 1000}, {4000, 4000}, {70001, 5}, {5, 70001}, {2100001, 1}})
+    for (tlab::Shape x : {tlab::Shape{1000, 17}, {257, 255}, {1000, 1000}, {4000, 4000}, {2049, 2051}, {70001, 5}, {5, 70001}, {2100001, 1}})
       s.push_back(x);
   }
   return s;

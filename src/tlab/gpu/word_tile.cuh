@@ -12,6 +12,7 @@
 // different blocks, so neither phase has bank conflicts, for any W.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "tlab/gpu/launch.cuh"
 
@@ -136,25 +137,127 @@ template <int E> __device__ __forceinline__ int swizzled(int r, int w) { return 
 
 constexpr int kRowsPerPass = kThreads / kWords;  // tile rows one pass of the block covers
 
+// How the rows of a matrix sit against W-byte words, chosen once per call (row_layout):
+// every row starts on a word (whole words, the fast path); the base pointers are on words
+// but the rows are not, so each row is read and written as aligned words shifted by the
+// row's own offset (funnel shifts); or a base pointer is off a word: element by element.
+enum Layout : int { kByElement = 0, kAlignedRows = 1, kShiftedRows = 2 };
+
+// Bytes [m, m + W) of the 2W bytes lo, hi (lo first in memory), 0 <= m < W. m is the same
+// across a warp wherever this runs in bulk (one row per warp), so the selects do not diverge.
+template <int W> __device__ __forceinline__ Word<W> bytes_from(const Word<W>& lo, const Word<W>& hi, int m) {
+  constexpr int L = W / 4;
+  unsigned a[L], b[L], c[2 * L], o[L];
+  to_lanes(lo, a);
+  to_lanes(hi, b);
+#pragma unroll
+  for (int i = 0; i < L; ++i) c[i] = a[i], c[L + i] = b[i];
+  const int q = m / 4;
+  const unsigned sh = 8u * static_cast<unsigned>(m % 4);
+#pragma unroll
+  for (int i = 0; i < L; ++i) {
+    unsigned x = c[i], y = c[i + 1];
+#pragma unroll
+    for (int Q = 1; Q < L; ++Q)
+      if (q == Q) x = c[i + Q], y = c[i + Q + 1];
+    o[i] = __funnelshift_r(x, y, sh);
+  }
+  Word<W> r;
+  from_lanes(o, r);
+  return r;
+}
+
+// A whole word across the lanes of a warp: from the next lane, the previous one, or lane `from`.
+enum class Shfl { down, up, idx };
+template <Shfl K, int W> __device__ __forceinline__ Word<W> shfl_word(const Word<W>& x, int arg) {
+  unsigned l[W / 4];
+  to_lanes(x, l);
+#pragma unroll
+  for (int i = 0; i < W / 4; ++i)
+    l[i] = K == Shfl::down ? __shfl_down_sync(0xffffffffu, l[i], arg)
+           : K == Shfl::up ? __shfl_up_sync(0xffffffffu, l[i], arg)
+                           : __shfl_sync(0xffffffffu, l[i], arg);
+  Word<W> r;
+  from_lanes(l, r);
+  return r;
+}
+
+// Lane w of a warp gets bytes [w W, (w + 1) W) of the row segment starting at `at` (any
+// offset on an S-byte boundary), from aligned loads only: each lane loads one aligned word,
+// lane 31 one more, and the neighbours' words are shifted in. `end` is the first byte past
+// the matrix: the extra word is read byte by byte where it would cross it.
+template <int S, int W>
+__device__ __forceinline__ Word<W> load_shifted(const unsigned char* at, const unsigned char* end, int lane) {
+  const int m = static_cast<int>(reinterpret_cast<std::uintptr_t>(at) % W);
+  const unsigned char* base = at - m;
+  const Word<W> lo = *reinterpret_cast<const Word<W>*>(base + lane * W);
+  if (m == 0) return lo;
+  Word<W> hi = shfl_word<Shfl::down, W>(lo, 1);
+  if (lane == kWords - 1) {
+    const unsigned char* extra = base + kWords * W;
+    if (extra + W <= end) {
+      hi = *reinterpret_cast<const Word<W>*>(extra);
+    } else {
+      hi = Word<W>{};
+#pragma unroll
+      for (int e = 0; e < W; ++e)
+        if (extra + e < end) set_element<1, W>(hi, e, extra[e]);
+    }
+  }
+  return bytes_from<W>(lo, hi, m);
+}
+
+// The converse: lane v holds bytes [v W, (v + 1) W) of the row segment starting at `at`.
+// Lanes 1..31 store the aligned words wholly inside the segment, each made of its own head
+// and its left neighbour's tail; the two partial words at the ends (shared with other
+// tiles) are written one element per lane, as E lanes of one store instruction.
+template <int S, int W>
+__device__ __forceinline__ void store_shifted(unsigned char* at, const Word<W>& d, int lane) {
+  constexpr int E = W / S;
+  const int m = static_cast<int>(reinterpret_cast<std::uintptr_t>(at) % W);
+  if (m == 0) {
+    *reinterpret_cast<Word<W>*>(at + lane * W) = d;
+    return;
+  }
+  const Word<W> prev = shfl_word<Shfl::up, W>(d, 1);
+  if (lane > 0) *reinterpret_cast<Word<W>*>(at - m + lane * W) = bytes_from<W>(prev, d, W - m);
+  const Word<W> head = shfl_word<Shfl::idx, W>(d, 0), tail = shfl_word<Shfl::idx, W>(d, kWords - 1);
+  if (lane < E) {
+    const bool in_head = lane * S < W - m;  // element `lane` of the first word, else of the last
+    const Word<W> x = bytes_from<W>(in_head ? head : tail, in_head ? head : tail, lane * S);
+    *reinterpret_cast<Word<S>*>(at + (in_head ? 0 : (kWords - 1) * W) + lane * S) = element_of<S, W>(x, 0);
+  }
+}
+
 // Fills the shared tile with the side x side block of `src` (rows x cols elements, row major)
-// whose top-left element is (r0, c0). ALIGNED: every row starts on a W-byte boundary and
-// cols is a multiple of E, so whole words are loaded; otherwise element by element. A tile
+// whose top-left element is (r0, c0), in whole words (shifted ones for kShiftedRows); the
+// edge tiles of a matrix whose rows are not all on words go element by element. A tile
 // wholly inside the matrix (all but the edges) takes a path with no bounds checks and one
 // address computed per thread, the rest by constant offsets: per-access 64-bit index
 // arithmetic costs more issue slots than the loads themselves for 1-byte elements.
-template <int S, int W, bool ALIGNED>
+template <int S, int W, int LAYOUT>
 __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __restrict__ src, std::int64_t rows,
                                           std::int64_t cols, std::int64_t r0, std::int64_t c0) {
   using G = Geometry<S, W>;
   constexpr int E = G::E;
   const int w = threadIdx.x % kWords, r_first = threadIdx.x / kWords;
-  if ((ALIGNED || E == 1) && r0 + G::side <= rows && c0 + G::side <= cols) {
-    const unsigned char* p = src + ((r0 + r_first) * cols + c0 + static_cast<std::int64_t>(w) * E) * S;
+  if ((LAYOUT != kByElement || E == 1) && r0 + G::side <= rows && c0 + G::side <= cols) {
     const std::int64_t step = kRowsPerPass * cols * S;
+    if constexpr (LAYOUT == kShiftedRows && E > 1) {
+      const unsigned char* p = src + ((r0 + r_first) * cols + c0) * S;
+      const unsigned char* end = src + rows * cols * S;
+#pragma unroll 4
+      for (int k = 0; k < G::side / kRowsPerPass; ++k) {
+        const int r = r_first + k * kRowsPerPass;
+        sm[r * kWords + swizzled<E>(r, w)] = load_shifted<S, W>(p + k * step, end, w);
+      }
+    } else {
+      const unsigned char* p = src + ((r0 + r_first) * cols + c0 + static_cast<std::int64_t>(w) * E) * S;
 #pragma unroll
-    for (int k = 0; k < G::side / kRowsPerPass; ++k) {
-      const int r = r_first + k * kRowsPerPass;
-      sm[r * kWords + swizzled<E>(r, w)] = *reinterpret_cast<const Word<W>*>(p + k * step);
+      for (int k = 0; k < G::side / kRowsPerPass; ++k) {
+        const int r = r_first + k * kRowsPerPass;
+        sm[r * kWords + swizzled<E>(r, w)] = *reinterpret_cast<const Word<W>*>(p + k * step);
+      }
     }
     return;
   }
@@ -164,7 +267,7 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
     Word<W> v{};
     if (gr < rows) {
       const std::int64_t at = gr * cols + gc;
-      if constexpr (ALIGNED || E == 1) {
+      if constexpr (LAYOUT == kAlignedRows || E == 1) {
         if (gc < cols) v = *reinterpret_cast<const Word<W>*>(src + at * S);
       } else {
 #pragma unroll
@@ -179,7 +282,7 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
 // Stores the transpose of the shared tile (the block at (r0, c0) of a rows x cols matrix)
 // into `dst`, the cols x rows output, at (c0, r0). Thread (v, w) takes the E x E block of
 // tile rows vE.. and word column w, and writes E words into output rows wE.. at word v.
-template <int S, int W, bool ALIGNED>
+template <int S, int W, int LAYOUT>
 __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigned char* __restrict__ dst,
                                                       std::int64_t rows, std::int64_t cols, std::int64_t r0,
                                                       std::int64_t c0) {
@@ -187,9 +290,24 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
   constexpr int E = G::E;
   const int v = threadIdx.x % kWords, w_first = threadIdx.x / kWords;
   const std::int64_t ocol = r0 + static_cast<std::int64_t>(v) * E;
-  if ((ALIGNED || E == 1) && r0 + G::side <= rows && c0 + G::side <= cols) {
-    unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * rows + ocol) * S;
+  if ((LAYOUT != kByElement || E == 1) && r0 + G::side <= rows && c0 + G::side <= cols) {
     const std::int64_t row_bytes = rows * S;
+    if constexpr (LAYOUT == kShiftedRows && E > 1) {
+      unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * rows + r0) * S;
+#pragma unroll 2
+      for (int it = 0; it < kWords / kRowsPerPass; ++it) {
+        const int w = w_first + it * kRowsPerPass;
+        Word<W> in[E], out[E];
+#pragma unroll
+        for (int k = 0; k < E; ++k) in[k] = sm[(v * E + k) * kWords + (w ^ v)];
+        transpose_block<S, W>(in, out);
+#pragma unroll
+        for (int j = 0; j < E; ++j)
+          store_shifted<S, W>(q + (static_cast<std::int64_t>(it) * kRowsPerPass * E + j) * row_bytes, out[j], v);
+      }
+      return;
+    }
+    unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * rows + ocol) * S;
 #pragma unroll
     for (int it = 0; it < kWords / kRowsPerPass; ++it) {
       const int w = w_first + it * kRowsPerPass;
@@ -214,7 +332,7 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
       const std::int64_t orow = c0 + static_cast<std::int64_t>(w) * E + j;
       if (orow >= cols) break;
       const std::int64_t at = orow * rows + ocol;
-      if constexpr (ALIGNED || E == 1) {
+      if constexpr (LAYOUT == kAlignedRows || E == 1) {
         if (ocol < rows) *reinterpret_cast<Word<W>*>(dst + at * S) = out[j];
       } else {
 #pragma unroll
@@ -225,11 +343,20 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
   }
 }
 
-// Whether (base pointers, shape) allow whole W-byte words: every row of the input and of the
-// output starts on a W-byte boundary.
-inline bool words_fit(const void* a, const void* b, std::int64_t rows, std::int64_t cols, int S, int W) {
+// The Layout that (base pointers, shape) allow: whole W-byte words when every row of the
+// input and of the output starts on a W-byte boundary.
+inline Layout row_layout(const void* a, const void* b, std::int64_t rows, std::int64_t cols, int S, int W) {
   auto aligned = [W](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % W == 0; };
-  return aligned(a) && aligned(b) && (cols * S) % W == 0 && (rows * S) % W == 0;
+  if (!aligned(a) || !aligned(b)) return kByElement;
+  return (cols * S) % W == 0 && (rows * S) % W == 0 ? kAlignedRows : kShiftedRows;
+}
+
+// Calls f(std::integral_constant<int, layout>) with the layout as a compile-time constant.
+// Whole-element words (S == W) are always aligned rows: no shifted instantiation for them.
+template <int S, int W, typename F> void with_layout(Layout l, F&& f) {
+  if (l == kAlignedRows) f(std::integral_constant<int, kAlignedRows>{});
+  else if (l == kByElement) f(std::integral_constant<int, kByElement>{});
+  else if constexpr (S < W) f(std::integral_constant<int, kShiftedRows>{});
 }
 
 // Allows kernel `k` more than the default 48 KiB of dynamic shared memory on the current

@@ -9,7 +9,7 @@ namespace {
 
 using namespace word;
 
-template <int S, int W, bool ALIGNED>
+template <int S, int W, int LAYOUT>
 __global__ void __launch_bounds__(kThreads)
 transpose_words(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
                 std::int64_t cols) {
@@ -19,17 +19,17 @@ transpose_words(const unsigned char* __restrict__ in, unsigned char* __restrict_
   const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * side;
   const std::int64_t tiles_y = (rows + side - 1) / side;
   for (std::int64_t by = blockIdx.y; by < tiles_y; by += gridDim.y) {
-    load_tile<S, W, ALIGNED>(sm, in, rows, cols, by * side, c0);
+    load_tile<S, W, LAYOUT>(sm, in, rows, cols, by * side, c0);
     __syncthreads();
-    store_tile_transposed<S, W, ALIGNED>(sm, out, rows, cols, by * side, c0);
+    store_tile_transposed<S, W, LAYOUT>(sm, out, rows, cols, by * side, c0);
     __syncthreads();  // the next tile overwrites shared memory
   }
 }
 
-template <int S, int W, bool ALIGNED> void launch(const Operands& op) {
+template <int S, int W, int LAYOUT> void launch(const Operands& op) {
   using G = Geometry<S, W>;
   static unsigned long long smem_allowed = 0;
-  auto k = transpose_words<S, W, ALIGNED>;
+  auto k = transpose_words<S, W, LAYOUT>;
   allow_smem(k, G::smem_bytes, smem_allowed);
   const dim3 grid = grid_2d(ceil_div(op.shape.cols, G::side), ceil_div(op.shape.rows, G::side));
   k<<<grid, kThreads, G::smem_bytes, stream_of(op)>>>(static_cast<const unsigned char*>(op.in),
@@ -44,8 +44,8 @@ template <int W> void add_word(Registry& r) {
   auto body = [](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
     if constexpr (fits_smem<S, W, 1>()) {
-      if (words_fit(op.in, op.out, op.shape.rows, op.shape.cols, S, W)) launch<S, W, true>(op);
-      else launch<S, W, false>(op);
+      with_layout<S, W>(row_layout(op.in, op.out, op.shape.rows, op.shape.cols, S, W),
+                        [&](auto layout) { launch<S, W, decltype(layout)::value>(op); });
     }
   };
   v.kernels = instantiate_all(body);
