@@ -17,10 +17,9 @@ int index_of(std::size_t elem) {
   return k;
 }
 
-std::int64_t block_for(const SimdPlan& p, std::size_t elem) {
+std::int64_t rounded_to_squares(const SimdPlan& p, std::size_t elem, std::int64_t b) {
   const std::int64_t square = p.kernels->line_square[index_of(elem)];
-  const std::int64_t b = p.block > 0 ? p.block : default_block(elem);
-  return std::max(square, b / square * square);  // whole line squares, so blocks start on one
+  return std::max(square, b / square * square);  // whole line squares, so pieces start on one
 }
 
 bool aligned(const void* p, unsigned to) { return to && reinterpret_cast<std::uintptr_t>(p) % to == 0; }
@@ -30,6 +29,12 @@ bool aligned(const void* p, unsigned to) { return to && reinterpret_cast<std::ui
 // and 64 was the fastest of 32..256 at 8192^2 float on the development machine (noisy; see
 // docs/performance-notes.md). Every element size keeps 64 rows so that the TLB argument holds.
 std::int64_t default_block(std::size_t) { return 64; }
+
+// 256 rows: the fastest of 128..1024 rows by 16 or 32 columns at 2048^2..16384^2 float, one
+// thread, on the development machine, where 64 x 64 blocks ran 1.1-1.5x slower (plain
+// stores; docs/performance-notes.md, section 8). 256 input pages stay well within the
+// second-level TLB from one piece to the next.
+std::int64_t default_band(std::size_t) { return 256; }
 
 StreamingThreshold streaming_threshold(const std::vector<Fact>& facts) {
   // A CPU without an L3 has its L2 last. Sizes read "48K" from every source.
@@ -53,8 +58,9 @@ const StreamingThreshold& streaming_threshold() {
 
 void simd_transpose(const SimdPlan& plan, const void* in, void* out, Shape s, std::size_t elem) {
   const int k = index_of(elem);
-  const std::int64_t b = block_for(plan, elem);
-  const std::int64_t nbi = (s.rows + b - 1) / b, nbj = (s.cols + b - 1) / b;
+  const std::int64_t b = rounded_to_squares(plan, elem, plan.block > 0 ? plan.block : default_band(elem));
+  const std::int64_t w = plan.kernels->line_square[k];  // columns per piece
+  const std::int64_t nbi = (s.rows + b - 1) / b, nbj = (s.cols + w - 1) / w;
   const unsigned align = plan.kernels->stream_align[k];
   const std::size_t bytes = static_cast<std::size_t>(s.elements()) * elem;
   const bool wanted = plan.streaming == Streaming::always ||
@@ -63,13 +69,12 @@ void simd_transpose(const SimdPlan& plan, const void* in, void* out, Shape s, st
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
   const simd::TransposeFn fn = plan.kernels->transpose[k];
-  // Blocks in input order, a run of them per thread: each thread reads one contiguous band of
-  // the input and writes whole lines of the output.
+  // Pieces band by band, left to right within a band, a run of them per thread.
   parallel_ranges(plan.threads, nbi * nbj, 1, [&](std::int64_t first, std::int64_t last) {
     for (std::int64_t f = first; f < last; ++f) {
-      const std::int64_t i0 = f / nbj * b, j0 = f % nbj * b;
+      const std::int64_t i0 = f / nbj * b, j0 = f % nbj * w;
       const simd::Piece p{src + (i0 * s.cols + j0) * elem, dst + (j0 * s.rows + i0) * elem,
-                          std::min(b, s.rows - i0), std::min(b, s.cols - j0), s.cols, s.rows};
+                          std::min(b, s.rows - i0), std::min(w, s.cols - j0), s.cols, s.rows};
       fn(p, stream);
     }
   });
@@ -77,7 +82,7 @@ void simd_transpose(const SimdPlan& plan, const void* in, void* out, Shape s, st
 
 void simd_transpose_in_place(const SimdPlan& plan, void* a, std::int64_t n, std::size_t elem) {
   const int k = index_of(elem);
-  const std::int64_t b = block_for(plan, elem);
+  const std::int64_t b = rounded_to_squares(plan, elem, plan.block > 0 ? plan.block : default_block(elem));
   const std::int64_t nb = (n + b - 1) / b;
   auto* base = static_cast<unsigned char*>(a);
   const simd::SwapFn swap = plan.kernels->swap[k], diagonal = plan.kernels->diagonal[k];

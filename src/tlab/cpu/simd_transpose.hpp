@@ -1,7 +1,10 @@
-// The SIMD transposes as a plan and its execution: blocks of B x B elements (so that the
-// pages a block touches stay in the TLB while its rows are swept), each block covered by the
-// instruction set's line squares and micro-kernels (simd_kernels.hpp), blocks shared among
-// threads in contiguous runs.
+// The SIMD transposes as a plan and its execution, each piece covered by the instruction
+// set's line squares and micro-kernels (simd_kernels.hpp), pieces shared among threads in
+// contiguous runs. Out of place, a piece is a band of B rows one line square wide: it reads one
+// cache line from each of B input rows and writes one line square's worth of output rows, B
+// elements of each in one contiguous run, so that the output is written as a few long
+// sequential streams; the band's pages stay in the TLB from one piece to the next. In place,
+// a piece is a pair of mirror B x B blocks.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -19,7 +22,7 @@ enum class Streaming { automatic, never, always };
 struct SimdPlan {
   const simd::Kernels* kernels = nullptr;
   int threads = 1;
-  std::int64_t block = 0;  // elements per block side; 0: default_block(elem)
+  std::int64_t block = 0;  // rows per band out of place, block side in place; 0: the defaults below
   // automatic: non-temporal stores when the output is larger than the last-level cache
   // (streaming_threshold): then it cannot stay cached for a reader anyway, and streaming saves
   // reading every output line before writing it. Any choice falls back to plain stores where
@@ -27,7 +30,8 @@ struct SimdPlan {
   Streaming streaming = Streaming::automatic;
 };
 
-std::int64_t default_block(std::size_t elem);
+std::int64_t default_block(std::size_t elem);  // in place
+std::int64_t default_band(std::size_t elem);   // out of place
 
 // Where automatic streaming starts: the last-level cache of the environment record
 // (machine_facts: cache_l3, else cache_l2 on a CPU without an L3, from whichever source
