@@ -35,6 +35,8 @@ std::int64_t default_block(std::size_t) { return 64; }
 // stores; docs/performance-notes.md, section 8). 256 input pages stay well within the
 // second-level TLB from one piece to the next.
 std::int64_t default_band(std::size_t) { return 256; }
+// Where the stores stream (non-temporal), the 64 x 64 blocks above stay: bands measured
+// 1.1-1.7x slower there (section 8), at sizes that are also the largest of the run.
 
 StreamingThreshold streaming_threshold(const std::vector<Fact>& facts) {
   // A CPU without an L3 has its L2 last. Sizes read "48K" from every source.
@@ -58,14 +60,18 @@ const StreamingThreshold& streaming_threshold() {
 
 void simd_transpose(const SimdPlan& plan, const void* in, void* out, Shape s, std::size_t elem) {
   const int k = index_of(elem);
-  const std::int64_t b = rounded_to_squares(plan, elem, plan.block > 0 ? plan.block : default_band(elem));
-  const std::int64_t w = plan.kernels->line_square[k];  // columns per piece
-  const std::int64_t nbi = (s.rows + b - 1) / b, nbj = (s.cols + w - 1) / w;
   const unsigned align = plan.kernels->stream_align[k];
   const std::size_t bytes = static_cast<std::size_t>(s.elements()) * elem;
   const bool wanted = plan.streaming == Streaming::always ||
                       (plan.streaming == Streaming::automatic && bytes > streaming_threshold().bytes);
   const bool stream = wanted && aligned(out, align) && (static_cast<std::size_t>(s.rows) * elem) % align == 0;
+  // Bands where stores are plain; square blocks where they stream, which measured faster
+  // there (docs/performance-notes.md, section 8: 1.1-1.7x at 8192^2 double and 16384^2).
+  const std::int64_t b = rounded_to_squares(plan, elem, plan.block > 0 ? plan.block
+                                                        : stream       ? default_block(elem)
+                                                                       : default_band(elem));
+  const std::int64_t w = stream && plan.block <= 0 ? b : plan.kernels->line_square[k];  // columns per piece
+  const std::int64_t nbi = (s.rows + b - 1) / b, nbj = (s.cols + w - 1) / w;
   const auto* src = static_cast<const unsigned char*>(in);
   auto* dst = static_cast<unsigned char*>(out);
   const simd::TransposeFn fn = plan.kernels->transpose[k];
