@@ -110,7 +110,11 @@ void fill_random(void* data, std::int64_t count, DType t) {
   }
 }
 
-void poison(void* data, std::size_t bytes) { std::memset(data, kPoisonByte, bytes); }
+// An empty buffer may have no address at all (std::vector's data() of nothing), and memset
+// may not be handed a null pointer even for zero bytes.
+void poison(void* data, std::size_t bytes) {
+  if (bytes != 0) std::memset(data, kPoisonByte, bytes);
+}
 
 void poison_against(void* out, const void* want, std::size_t bytes) {
   auto* o = static_cast<unsigned char*>(out);

@@ -75,8 +75,9 @@ void unpack(const Exchange& x, int q, const void* recv, void* b_local) {
   const RowBlocks rows = x.a_rows();
   const std::int64_t mine = x.b_rows().count(q);
   for (int p = 0; p < x.ranks; ++p) {
-    const unsigned char* in = r + x.recv_offset(q, p);
     const std::int64_t width = rows.count(p) * static_cast<std::int64_t>(x.elem);
+    if (width == 0 || mine == 0) continue;  // an empty block may sit in a buffer with no address
+    const unsigned char* in = r + x.recv_offset(q, p);
     for (std::int64_t j = 0; j < mine; ++j)
       std::memcpy(b + (j * x.a.rows + rows.begin(p)) * static_cast<std::int64_t>(x.elem), in + j * width, width);
   }
@@ -85,8 +86,9 @@ void unpack(const Exchange& x, int q, const void* recv, void* b_local) {
 void exchange_on_host(const Exchange& x, const void* const* send, void* const* recv) {
   for (int p = 0; p < x.ranks; ++p)
     for (int q = 0; q < x.ranks; ++q)
-      std::memcpy(static_cast<unsigned char*>(recv[q]) + x.recv_offset(q, p),
-                  static_cast<const unsigned char*>(send[p]) + x.send_offset(p, q), x.block_bytes(p, q));
+      if (x.block_bytes(p, q) != 0)
+        std::memcpy(static_cast<unsigned char*>(recv[q]) + x.recv_offset(q, p),
+                    static_cast<const unsigned char*>(send[p]) + x.send_offset(p, q), x.block_bytes(p, q));
 }
 
 }  // namespace tlab::dist
