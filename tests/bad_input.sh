@@ -66,5 +66,22 @@ for args in "no-such-variant int32 64" "cpu/inplace-naive@O3 int33 64" "cpu/inpl
   [[ $rc -eq 2 && $(grep -c . "$tmp/err") -eq 1 ]] ||
     { echo "FAIL: tlab-once $args -> exit $rc:"; sed 's/^/    /' "$tmp/err" | head -3; failures=$((failures + 1)); }
 done
+# tlab-dist (one distributed transpose): its arguments and the one-process-per-GPU
+# environment are checked before anything needs a GPU, so these hold on any machine.
+dist=$build/src/tlab-dist
+check_dist() {  # environment assignments, then arguments
+  env "$@" > /dev/null 2> "$tmp/err"
+  local rc=$?
+  checked=$((checked + 1))
+  [[ $rc -eq 2 && $(grep -c . "$tmp/err") -eq 1 ]] ||
+    { echo "FAIL: tlab-dist ${*} -> exit $rc:"; sed 's/^/    /' "$tmp/err" | head -3; failures=$((failures + 1)); }
+}
+for args in "0 float 64" "two float 64" "2 float7 64" "2 float -4" "2 float 64 0" "2 float 64x" "2 float 64 4 x" "2"; do
+  # shellcheck disable=SC2086
+  check_dist "$dist" $args
+done
+check_dist TLAB_DIST_RANK=0 "$dist" 2 float 64
+check_dist TLAB_DIST_RANK=2 TLAB_DIST_RANKS=2 TLAB_DIST_ID_FILE="$tmp/id" "$dist" 2 float 64
+check_dist TLAB_DIST_RANK=0 TLAB_DIST_RANKS=2 TLAB_DIST_ID_FILE="$tmp/id" "$dist" 3 float 64
 echo "bad_input: $checked checks, $failures failures"
 [[ $failures -eq 0 ]]

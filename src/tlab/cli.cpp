@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "tlab/env.hpp"
+#include "tlab/executor.hpp"
 
 namespace tlab {
 
@@ -156,6 +157,21 @@ Options parse_experiment_args(int argc, char** argv, const ExperimentSpec& spec)
   }
   if (o.out_dir.empty()) o.out_dir = default_results_dir();
   return o;
+}
+
+int tool_main(const char* name, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const VerificationError& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return 3;
+  } catch (const std::invalid_argument& e) {  // usage, and the parsers' and refusals' own lines
+    std::cerr << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << name << ": " << e.what() << "\n";
+    return 1;
+  }
 }
 
 }  // namespace tlab

@@ -1,6 +1,7 @@
 // The command line shared by every experiment program.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -43,5 +44,10 @@ std::vector<Shape> parse_sizes(const std::string& text);
 Options parse_experiment_args(int argc, char** argv, const ExperimentSpec& spec);
 
 std::string default_results_dir();  // results/<machine-tag>
+
+// A small tool's main: runs body and maps what it throws to exit codes, one line on stderr:
+// 3 a wrong result (VerificationError), 2 bad input (std::invalid_argument, UsageError
+// among them: printed as is), 1 anything else. Returns body's code otherwise.
+int tool_main(const char* name, const std::function<int()>& body);
 
 }  // namespace tlab

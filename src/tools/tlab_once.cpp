@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -78,16 +77,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const tlab::VerificationError& e) {
-    std::cerr << "tlab-once: " << e.what() << "\n";
-    return 3;
-  } catch (const std::invalid_argument& e) {  // UsageError, and parse_dtype's refusal
-    std::cerr << e.what() << "\n";
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "tlab-once: " << e.what() << "\n";
-    return 1;
-  }
+  return tlab::tool_main("tlab-once", [&] { return run(argc, argv); });
 }

@@ -1,0 +1,365 @@
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "tlab/dist/distributed.hpp"
+#include "tlab/dist/hash_blocks.cuh"
+#include "tlab/dist/team.cuh"
+#include "tlab/gpu/check.cuh"
+#include "tlab/gpu/device_buffer.cuh"
+#include "tlab/transpose.hpp"
+
+namespace tlab::dist {
+
+using gpu::DeviceBuffer;
+
+std::string unavailable() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+    cudaGetLastError();
+    return "no CUDA device on this machine";
+  }
+  return "";
+}
+
+int visible_gpus() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+namespace {
+
+constexpr unsigned char kPoison = 0xA5;
+
+cudaEvent_t new_event() {
+  cudaEvent_t e{};
+  TLAB_CUDA(cudaEventCreate(&e));
+  return e;
+}
+
+float ms_between(cudaEvent_t a, cudaEvent_t b) {
+  float ms = 0;
+  TLAB_CUDA(cudaEventElapsedTime(&ms, a, b));
+  return ms;
+}
+
+// Everything one rank owns on its GPU. Streams: pack (the chunk transposes), xfer (NCCL),
+// unpack (the 2D copies into B, the self block's included).
+struct Local {
+  int rank = 0, device = 0;
+  ncclComm_t comm{};
+  DeviceBuffer a, b, send, recv, scalars;  // scalars: 4 doubles or counters for reductions
+  cudaStream_t pack{}, xfer{}, unpack{};
+  cudaEvent_t start{}, end{};
+  std::vector<cudaEvent_t> packed, received;
+  std::map<std::int64_t, Plan> plans;  // by chunk rows
+
+  ~Local() {
+    cudaSetDevice(device);
+    for (cudaEvent_t e : packed) cudaEventDestroy(e);
+    for (cudaEvent_t e : received) cudaEventDestroy(e);
+    if (start) cudaEventDestroy(start);
+    if (end) cudaEventDestroy(end);
+    for (cudaStream_t s : {pack, xfer, unpack})
+      if (s) cudaStreamDestroy(s);
+  }
+};
+
+}  // namespace
+
+struct Transposer::Impl {
+  Exchange x;
+  DType type;
+  int chunks = 1;  // of the transpose under way
+  std::unique_ptr<Team> team;
+  std::vector<int> ranks;
+  std::vector<std::unique_ptr<Local>> local;
+
+  std::size_t e() const { return x.elem; }
+  RowBlocks chunk_rows(int p) const { return {x.a_rows().count(p), chunks}; }
+  // Where sender p's chunk c sits in a receive buffer: the blocks from all senders and
+  // chunks follow A's row order, each b_rows().count(q) x (chunk rows).
+  std::size_t recv_offset(int q, int p, int c) const {
+    return static_cast<std::size_t>(x.a_rows().begin(p) + chunk_rows(p).begin(c)) * x.b_rows().count(q) * e();
+  }
+  Local& of(int rank) {
+    for (auto& l : local)
+      if (l->rank == rank) return *l;
+    throw std::invalid_argument("rank " + std::to_string(rank) + " is not driven by this process");
+  }
+  const Plan& plan(Local& l, std::int64_t k) {
+    auto it = l.plans.find(k);
+    if (it == l.plans.end()) it = l.plans.emplace(k, Plan(type, k, x.a.cols, Placement::out_of_place)).first;
+    return it->second;
+  }
+
+  // Reduces v (n doubles, one set per local rank) to the maximum over every rank.
+  void max_over_ranks(std::vector<std::vector<double>>& v) {
+    const std::size_t n = v[0].size();
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      TLAB_CUDA(cudaSetDevice(local[i]->device));
+      // On the stream NCCL then uses: a plain cudaMemcpy from pageable memory may return before
+      // its copy lands, and nothing orders it before work on a non-blocking stream.
+      TLAB_CUDA(cudaMemcpyAsync(local[i]->scalars.get(), v[i].data(), n * sizeof(double), cudaMemcpyHostToDevice,
+                                local[i]->xfer));
+    }
+    TLAB_NCCL(ncclGroupStart());
+    for (auto& l : local)
+      TLAB_NCCL(ncclAllReduce(l->scalars.get(), l->scalars.get(), n, ncclDouble, ncclMax, l->comm, l->xfer));
+    TLAB_NCCL(ncclGroupEnd());
+    for (std::size_t i = 0; i < local.size(); ++i) {
+      TLAB_CUDA(cudaSetDevice(local[i]->device));
+      TLAB_CUDA(cudaStreamSynchronize(local[i]->xfer));
+      TLAB_CUDA(cudaMemcpy(v[i].data(), local[i]->scalars.get(), n * sizeof(double), cudaMemcpyDeviceToHost));
+    }
+  }
+
+  void synchronize() {
+    for (auto& l : local) {
+      TLAB_CUDA(cudaSetDevice(l->device));
+      TLAB_CUDA(cudaDeviceSynchronize());
+    }
+  }
+
+  void pack_chunk(Local& l, int c) {
+    const std::int64_t k = chunk_rows(l.rank).count(c), r0 = chunk_rows(l.rank).begin(c);
+    if (k > 0) {
+      auto* a = static_cast<const unsigned char*>(l.a.get()) + r0 * x.a.cols * e();
+      plan(l, k).execute(static_cast<unsigned char*>(l.send.get()) + r0 * x.a.cols * e(), a, l.pack);
+    }
+    TLAB_CUDA(cudaEventRecord(l.packed[c], l.pack));
+  }
+
+  // Chunk c's blocks between every pair of ranks, in one group over every local rank (one
+  // process driving several GPUs must issue them all inside one group).
+  void exchange_chunk(int c) {
+    for (auto& l : local) {
+      TLAB_CUDA(cudaSetDevice(l->device));
+      TLAB_CUDA(cudaStreamWaitEvent(l->xfer, l->packed[c]));
+    }
+    TLAB_NCCL(ncclGroupStart());
+    for (auto& l : local) {
+      const int r = l->rank;
+      const std::int64_t k = chunk_rows(r).count(c), r0 = chunk_rows(r).begin(c);
+      auto* send = static_cast<unsigned char*>(l->send.get()) + r0 * x.a.cols * e();
+      for (int q = 0; q < x.ranks; ++q) {
+        if (q == r) continue;
+        const std::size_t out = static_cast<std::size_t>(x.b_rows().count(q) * k) * e();
+        if (out) TLAB_NCCL(ncclSend(send + x.b_rows().begin(q) * k * e(), out, ncclChar, q, l->comm, l->xfer));
+        const std::size_t in = static_cast<std::size_t>(x.b_rows().count(r) * chunk_rows(q).count(c)) * e();
+        if (in)
+          TLAB_NCCL(ncclRecv(static_cast<unsigned char*>(l->recv.get()) + recv_offset(r, q, c), in, ncclChar, q,
+                             l->comm, l->xfer));
+      }
+    }
+    TLAB_NCCL(ncclGroupEnd());
+    for (auto& l : local) {
+      TLAB_CUDA(cudaSetDevice(l->device));
+      TLAB_CUDA(cudaEventRecord(l->received[c], l->xfer));
+    }
+  }
+
+  // Block (p -> r) of chunk c into B's columns: b_rows().count(r) rows of k elements, at
+  // column a_rows().begin(p) + the chunk's first row, B's pitch m elements.
+  void place(Local& l, const unsigned char* from, int p, int c) {
+    const std::int64_t k = chunk_rows(p).count(c), rows = x.b_rows().count(l.rank);
+    if (k == 0 || rows == 0) return;
+    auto* to = static_cast<unsigned char*>(l.b.get()) + (x.a_rows().begin(p) + chunk_rows(p).begin(c)) * e();
+    TLAB_CUDA(cudaMemcpy2DAsync(to, x.a.rows * e(), from, k * e(), k * e(), rows, cudaMemcpyDeviceToDevice, l.unpack));
+  }
+
+  void unpack_chunk(Local& l, int c) {
+    const int r = l.rank;
+    const std::int64_t k = chunk_rows(r).count(c), r0 = chunk_rows(r).begin(c);
+    TLAB_CUDA(cudaStreamWaitEvent(l.unpack, l.packed[c]));
+    place(l, static_cast<const unsigned char*>(l.send.get()) + (r0 * x.a.cols + x.b_rows().begin(r) * k) * e(), r, c);
+    TLAB_CUDA(cudaStreamWaitEvent(l.unpack, l.received[c]));
+    for (int p = 0; p < x.ranks; ++p)
+      if (p != r) place(l, static_cast<const unsigned char*>(l.recv.get()) + recv_offset(r, p, c), p, c);
+  }
+};
+
+Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::make_unique<Impl>()) {
+  Impl& m = *impl_;
+  if (spec.ranks < 1) throw std::invalid_argument("a team needs at least one rank");
+  m.x = Exchange{a, dtype_size(type), spec.ranks};
+  m.type = type;
+  const int gpus = visible_gpus();
+  std::vector<int> devices;
+  if (spec.rank < 0) {
+    for (int r = 0; r < spec.ranks; ++r) devices.push_back(r);
+  } else {
+    if (spec.device >= gpus)
+      throw std::invalid_argument("GPU " + std::to_string(spec.device) + " asked for, " + std::to_string(gpus) +
+                                  " visible");
+    devices.push_back(spec.device);
+  }
+  std::size_t free_min = ~std::size_t{0};
+  for (int d : devices) {
+    if (d >= gpus) break;  // refuse() names the shortfall of GPUs
+    std::size_t free = 0, total = 0;
+    TLAB_CUDA(cudaSetDevice(d));
+    TLAB_CUDA(cudaMemGetInfo(&free, &total));
+    free_min = std::min(free_min, free);
+  }
+  const std::string why = refuse(m.x, spec.rank < 0 ? gpus : spec.ranks, free_min);
+  if (!why.empty()) throw std::invalid_argument(why);
+
+  m.team = std::make_unique<Team>(spec);
+  m.ranks = m.team->rank;
+  for (std::size_t i = 0; i < m.team->rank.size(); ++i) {
+    auto l = std::make_unique<Local>();
+    l->rank = m.team->rank[i];
+    l->device = m.team->device[i];
+    l->comm = m.team->comm[i];
+    TLAB_CUDA(cudaSetDevice(l->device));
+    l->a = DeviceBuffer(m.x.local_a_bytes(l->rank));
+    l->b = DeviceBuffer(m.x.local_b_bytes(l->rank));
+    l->send = DeviceBuffer(m.x.local_a_bytes(l->rank));
+    l->recv = DeviceBuffer(m.x.local_b_bytes(l->rank));
+    l->scalars = DeviceBuffer(4 * sizeof(double));
+    for (cudaStream_t* s : {&l->pack, &l->xfer, &l->unpack}) TLAB_CUDA(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+    l->start = new_event();
+    l->end = new_event();
+    m.local.push_back(std::move(l));
+  }
+}
+
+Transposer::~Transposer() = default;
+
+const Exchange& Transposer::layout() const { return impl_->x; }
+const std::vector<int>& Transposer::local_ranks() const { return impl_->ranks; }
+
+void Transposer::upload_a(int rank, const void* host) {
+  Local& l = impl_->of(rank);
+  TLAB_CUDA(cudaSetDevice(l.device));
+  TLAB_CUDA(cudaMemcpy(l.a.get(), host, l.a.bytes(), cudaMemcpyHostToDevice));
+  TLAB_CUDA(cudaMemset(l.b.get(), kPoison, l.b.bytes()));
+}
+
+void Transposer::download_b(int rank, void* host) const {
+  Local& l = impl_->of(rank);
+  TLAB_CUDA(cudaSetDevice(l.device));
+  TLAB_CUDA(cudaMemcpy(host, l.b.get(), l.b.bytes(), cudaMemcpyDeviceToHost));
+}
+
+std::uint64_t Transposer::fill(std::uint64_t seed) {
+  Impl& m = *impl_;
+  static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+  for (auto& l : m.local) {
+    TLAB_CUDA(cudaSetDevice(l->device));
+    TLAB_CUDA(cudaMemcpyAsync(l->scalars.get(), &seed, sizeof seed, cudaMemcpyHostToDevice, l->xfer));
+  }
+  TLAB_NCCL(ncclGroupStart());
+  for (auto& l : m.local)
+    TLAB_NCCL(ncclBroadcast(l->scalars.get(), l->scalars.get(), 1, ncclUint64, 0, l->comm, l->xfer));
+  TLAB_NCCL(ncclGroupEnd());
+  m.synchronize();
+  TLAB_CUDA(cudaSetDevice(m.local.front()->device));
+  TLAB_CUDA(cudaMemcpy(&seed, m.local.front()->scalars.get(), sizeof seed, cudaMemcpyDeviceToHost));
+  for (auto& l : m.local) {
+    TLAB_CUDA(cudaSetDevice(l->device));
+    fill_a_rows(l->a.get(), m.e(), m.x.a, m.x.a_rows().begin(l->rank), m.x.a_rows().count(l->rank), seed, l->pack);
+    TLAB_CUDA(cudaMemsetAsync(l->b.get(), kPoison, l->b.bytes(), l->pack));
+  }
+  m.synchronize();
+  return seed;
+}
+
+std::uint64_t Transposer::count_wrong(std::uint64_t seed) {
+  Impl& m = *impl_;
+  auto counter = [](Local& l) { return static_cast<unsigned long long*>(l.scalars.get()); };
+  for (auto& l : m.local) {
+    TLAB_CUDA(cudaSetDevice(l->device));
+    TLAB_CUDA(cudaMemsetAsync(counter(*l), 0, sizeof(unsigned long long), l->xfer));
+    count_wrong_b_rows(l->b.get(), m.e(), m.x.a, m.x.b_rows().begin(l->rank), m.x.b_rows().count(l->rank), seed,
+                       counter(*l), l->xfer);
+  }
+  TLAB_NCCL(ncclGroupStart());
+  for (auto& l : m.local) TLAB_NCCL(ncclAllReduce(counter(*l), counter(*l), 1, ncclUint64, ncclSum, l->comm, l->xfer));
+  TLAB_NCCL(ncclGroupEnd());
+  unsigned long long wrong = 0;
+  Local& first = *m.local.front();
+  TLAB_CUDA(cudaSetDevice(first.device));
+  TLAB_CUDA(cudaMemcpyAsync(&wrong, counter(first), sizeof wrong, cudaMemcpyDeviceToHost, first.xfer));
+  m.synchronize();
+  return wrong;
+}
+
+Times Transposer::transpose(int chunks) {
+  Impl& m = *impl_;
+  if (chunks < 1) throw std::invalid_argument("chunks must be at least 1, not " + std::to_string(chunks));
+  m.chunks = chunks;
+  m.synchronize();
+  for (auto& l : m.local) {
+    TLAB_CUDA(cudaSetDevice(l->device));
+    while (static_cast<int>(l->packed.size()) < chunks) {
+      l->packed.push_back(new_event());
+      l->received.push_back(new_event());
+    }
+    TLAB_CUDA(cudaEventRecord(l->start, l->pack));
+  }
+  // Chunk c's pack is queued before chunk c - 1's exchange and unpack, so that the pack stream
+  // never waits behind them: the GPU transposes chunk c while chunk c - 1 travels.
+  for (int c = 0; c <= m.chunks; ++c) {
+    if (c < m.chunks)
+      for (auto& l : m.local) {
+        TLAB_CUDA(cudaSetDevice(l->device));
+        m.pack_chunk(*l, c);
+      }
+    if (c == 0) continue;
+    m.exchange_chunk(c - 1);
+    for (auto& l : m.local) {
+      TLAB_CUDA(cudaSetDevice(l->device));
+      m.unpack_chunk(*l, c - 1);
+    }
+  }
+  std::vector<std::vector<double>> t;
+  for (auto& l : m.local) {
+    TLAB_CUDA(cudaSetDevice(l->device));
+    TLAB_CUDA(cudaEventRecord(l->end, l->unpack));
+    TLAB_CUDA(cudaEventSynchronize(l->end));
+    t.push_back({ms_between(l->start, l->end) * 1e-3, ms_between(l->start, l->packed[chunks - 1]) * 1e-3,
+                 ms_between(l->start, l->received[chunks - 1]) * 1e-3});
+  }
+  m.max_over_ranks(t);
+  return {t[0][0], t[0][1], t[0][2]};
+}
+
+double Transposer::all_to_all() {
+  Impl& m = *impl_;
+  m.synchronize();
+  for (auto& l : m.local) {
+    TLAB_CUDA(cudaSetDevice(l->device));
+    TLAB_CUDA(cudaEventRecord(l->start, l->xfer));
+  }
+  TLAB_NCCL(ncclGroupStart());
+  for (auto& l : m.local) {
+    const int r = l->rank;
+    for (int q = 0; q < m.x.ranks; ++q) {
+      if (q == r) continue;
+      if (const std::size_t out = m.x.block_bytes(r, q))
+        TLAB_NCCL(ncclSend(static_cast<unsigned char*>(l->send.get()) + m.x.send_offset(r, q), out, ncclChar, q, l->comm,
+                           l->xfer));
+      if (const std::size_t in = m.x.block_bytes(q, r))
+        TLAB_NCCL(ncclRecv(static_cast<unsigned char*>(l->recv.get()) + m.x.recv_offset(r, q), in, ncclChar, q, l->comm,
+                           l->xfer));
+    }
+  }
+  TLAB_NCCL(ncclGroupEnd());
+  std::vector<std::vector<double>> t;
+  for (auto& l : m.local) {
+    TLAB_CUDA(cudaSetDevice(l->device));
+    TLAB_CUDA(cudaEventRecord(l->end, l->xfer));
+    TLAB_CUDA(cudaEventSynchronize(l->end));
+    t.push_back({ms_between(l->start, l->end) * 1e-3});
+  }
+  m.max_over_ranks(t);
+  return t[0][0];
+}
+
+}  // namespace tlab::dist

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Two ranks, each its own process (scripts/dist-launch), transpose shapes that two does not
+# divide, every element type, exact. Exit 77 (skipped) without two GPUs or without NCCL.
+# usage: tests/gpu/dist_processes.sh TLAB_DIST SOURCE_DIR
+set -uo pipefail
+prog=$1 root=$2
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+if [[ ${gpus:-0} -lt 2 ]]; then
+  echo "SKIP: one process per GPU needs two GPUs, ${gpus:-0} here"
+  exit 77
+fi
+failures=0
+for args in "uint8 999x1001 3" "uint16 1001x999 1" "float 4097x3001 4" "double 3x5 2" "complex128 1000x257 16"; do
+  # shellcheck disable=SC2086  # the arguments are words
+  out=$("$root/scripts/dist-launch" 2 "$prog" 2 $args 2>&1)
+  rc=$?
+  [[ $rc -eq 77 ]] && { echo "SKIP: $out"; exit 77; }
+  if [[ $rc -ne 0 ]]; then
+    echo "FAIL: 2 processes, $args -> exit $rc:"; sed 's/^/    /' <<< "$out" | head -5
+    failures=$((failures + 1))
+  else
+    echo "$out"
+  fi
+done
+# A third rank where only two were asked for by the environment is refused by every process.
+out=$(TLAB_DIST_RANK=0 TLAB_DIST_RANKS=2 TLAB_DIST_ID_FILE=/nonexistent/id "$prog" 3 float 64 2>&1)
+rc=$?
+[[ $rc -eq 2 ]] || { echo "FAIL: RANKS 3 against TLAB_DIST_RANKS=2 -> exit $rc: $out"; failures=$((failures + 1)); }
+echo "dist_processes: $failures failures"
+[[ $failures -eq 0 ]]
