@@ -107,8 +107,9 @@ TEST_CASE("what cannot run is refused with one line before anything is allocated
   CHECK(!tlab::dist::refuse({{4096, 4096}, 4, 0}, 2, 80 * gib).empty());
   CHECK(!tlab::dist::refuse({{0, 4096}, 4, 1}, 2, 80 * gib).empty());
   // 2 x (A block + B block) per rank: 2 x 2 x 8 GiB for 65536^2 floats over two GPUs.
-  CHECK(tlab::dist::refuse({{65536, 65536}, 4, 2}, 2, 32 * gib).empty());
-  CHECK(tlab::dist::refuse({{65536, 65536}, 4, 2}, 2, 32 * gib - 1).find("needs 32768 MiB") != std::string::npos);
+  CHECK(tlab::dist::refuse({{65536, 65536}, 4, 2}, 2, 32 * gib + tlab::dist::kHeadroomBytes).empty());
+  CHECK(tlab::dist::refuse({{65536, 65536}, 4, 2}, 2, 32 * gib + tlab::dist::kHeadroomBytes - 1).find("needs 33280 MiB") !=
+        std::string::npos);
   CHECK(!tlab::dist::refuse({{std::int64_t{1} << 40, std::int64_t{1} << 40}, 16, 2}, 2, ~std::size_t{0}).empty());
   CHECK(tlab::dist::refuse({{4096, 4096}, 4, 3}, 2, gib).find('\n') == std::string::npos);
 }

@@ -20,7 +20,8 @@ struct DeviceInfo {
   std::string name;  // "NVIDIA H100 80GB HBM3"
   std::string arch;  // "sm_90"
 };
-DeviceInfo current_device();
+DeviceInfo current_device();  // queries the device's properties: not for every launch
+int current_device_index();   // cudaGetDevice alone, for checks on every launch; -1 without one
 
 void* device_alloc(std::size_t bytes);  // throws ResourceError when the device is full
 void device_free(void* p);

@@ -15,6 +15,7 @@ void register_gpu_variants(Registry&) {}
 
 PointerInfo pointer_info(const void*) { return {}; }
 DeviceInfo current_device() { return {}; }
+int current_device_index() { return -1; }
 void* device_alloc(std::size_t) { throw std::runtime_error("device_alloc: this build has no CUDA"); }
 void device_free(void*) {}
 

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -23,23 +24,26 @@ bool without_nccl() {
   return !why.empty();
 }
 
-// A transposed by Transposer over `ranks` GPUs in `chunks` chunks, gathered from every
-// rank's B block, against reference_transpose of the same A.
-void check_against_reference(int ranks, DType t, Shape s, int chunks) {
+// A transposed by Transposer over `ranks` GPUs in 1, 3 and 64 chunks (one team for all three),
+// gathered from every rank's B block, against reference_transpose of the same A.
+void check_against_reference(int ranks, DType t, Shape s) {
   CAPTURE(ranks);
   CAPTURE(dtype_name(t));
   CAPTURE(to_string(s));
-  CAPTURE(chunks);
   const std::size_t e = dtype_size(t);
   std::vector<unsigned char> a(s.elements() * e), want(a.size()), got(a.size());
   fill_random(a.data(), s.elements(), t);
   reference_transpose(a.data(), want.data(), s, e);
   dist::Transposer x(dist::one_process(ranks), t, s);
   const dist::Exchange& layout = x.layout();
-  for (int r = 0; r < ranks; ++r) x.upload_a(r, a.data() + layout.a_rows().begin(r) * s.cols * e);
-  x.transpose(chunks);
-  for (int r = 0; r < ranks; ++r) x.download_b(r, got.data() + layout.b_rows().begin(r) * s.rows * e);
-  CHECK(std::memcmp(got.data(), want.data(), got.size()) == 0);
+  for (int chunks : {1, 3, 64}) {
+    CAPTURE(chunks);
+    for (int r = 0; r < ranks; ++r) x.upload_a(r, a.data() + layout.a_rows().begin(r) * s.cols * e);  // B poisoned
+    x.transpose(chunks);
+    std::fill(got.begin(), got.end(), 0);
+    for (int r = 0; r < ranks; ++r) x.download_b(r, got.data() + layout.b_rows().begin(r) * s.rows * e);
+    CHECK(std::memcmp(got.data(), want.data(), got.size()) == 0);
+  }
 }
 
 const std::vector<Shape>& shapes() {
@@ -53,7 +57,7 @@ TEST_CASE("distributed transpose over one GPU: exact for every type, shape and c
   if (without_nccl()) return;
   for (DType t : all_dtypes())
     for (Shape s : shapes())
-      for (int chunks : {1, 3, 64}) check_against_reference(1, t, s, chunks);
+      check_against_reference(1, t, s);
 }
 
 TEST_CASE("distributed transpose over two GPUs: exact for every type, shape and chunk count") {
@@ -64,7 +68,7 @@ TEST_CASE("distributed transpose over two GPUs: exact for every type, shape and 
   }
   for (DType t : all_dtypes())
     for (Shape s : shapes())
-      for (int chunks : {1, 3, 64}) check_against_reference(2, t, s, chunks);
+      check_against_reference(2, t, s);
 }
 
 TEST_CASE("the hash check counts every element of a B that was never written") {
@@ -77,18 +81,15 @@ TEST_CASE("the hash check counts every element of a B that was never written") {
       dist::Transposer x(dist::one_process(ranks), t, s);
       const std::uint64_t seed = x.fill(12345);
       CHECK(seed == 12345);
-      CHECK(x.count_wrong(seed) == static_cast<std::uint64_t>(s.elements()));  // B poisoned, nothing transposed
+      // B poisoned, nothing transposed: every element wrong, but for the one- and two-byte
+      // hashes that happen to equal the poison (about 1 in 256 and 1 in 65536).
+      const auto n = static_cast<std::uint64_t>(s.elements());
+      if (dtype_size(t) >= 4) CHECK(x.count_wrong(seed) == n);
+      else CHECK(x.count_wrong(seed) > n - n / 64);
       x.transpose(4);
       CHECK(x.count_wrong(seed) == 0);
       CHECK(x.count_wrong(seed + 1) > static_cast<std::uint64_t>(s.elements()) / 2);  // another A entirely
     }
-}
-
-TEST_CASE("the all-to-all moves every block to its place") {
-  if (without_nccl()) return;
-  if (dist::visible_gpus() < 2) return;
-  dist::Transposer x(dist::one_process(2), DType::f32, {1001, 999});
-  CHECK(x.all_to_all() > 0);
 }
 
 TEST_CASE("refusals: more ranks than GPUs, sizes beyond the GPUs' memory, before any allocation") {
@@ -98,6 +99,7 @@ TEST_CASE("refusals: more ranks than GPUs, sizes beyond the GPUs' memory, before
   REQUIRE(cudaMemGetInfo(&free_before, &total) == cudaSuccess);
   CHECK_THROWS_AS(dist::Transposer(dist::one_process(dist::visible_gpus() + 1), DType::f32, {64, 64}), std::invalid_argument);
   CHECK_THROWS_AS(dist::Transposer(dist::one_process(1), DType::c128, {1 << 20, 1 << 20}), std::invalid_argument);
+  REQUIRE(cudaSetDevice(0) == cudaSuccess);
   REQUIRE(cudaMemGetInfo(&free_after, &total) == cudaSuccess);
   CHECK(free_after == free_before);
   CHECK_THROWS_AS(dist::Transposer(dist::one_process(1), DType::f32, {64, 64}).transpose(0), std::invalid_argument);

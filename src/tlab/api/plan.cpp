@@ -68,10 +68,12 @@ struct Plan::Impl {
 
   void run(void* out, const void* in, void* stream) const {
     if (memory == Memory::device) {
-      const DeviceInfo d = current_device();
-      if (d.index != device)
+      // cudaGetDevice only: current_device() reads every property of the device, host work that
+      // each timed launch of a small matrix (or of a distributed one's chunk) would carry.
+      const int d = current_device_index();
+      if (d != device)
         refuse("the plan was made for device " + std::to_string(device) + " but the current device is " +
-               std::to_string(d.index));
+               std::to_string(d));
     }
     if (memory == Memory::pinned_host && placement == Placement::out_of_place) return mapped->execute(in, out);
     if (memory == Memory::pinned_host && shape.square()) return transpose_host_in_place_mapped(out, shape, type, kernel);

@@ -35,6 +35,18 @@ namespace {
 
 constexpr unsigned char kPoison = 0xA5;
 
+// Every public call sets devices rank by rank; the caller gets its current device back.
+class DeviceGuard {
+ public:
+  DeviceGuard() { cudaGetDevice(&device_); }
+  ~DeviceGuard() { cudaSetDevice(device_); }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int device_ = 0;
+};
+
 cudaEvent_t new_event() {
   cudaEvent_t e{};
   TLAB_CUDA(cudaEventCreate(&e));
@@ -184,6 +196,7 @@ struct Transposer::Impl {
 };
 
 Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::make_unique<Impl>()) {
+  const DeviceGuard keep;
   Impl& m = *impl_;
   if (spec.ranks < 1) throw std::invalid_argument("a team needs at least one rank");
   m.x = Exchange{a, dtype_size(type), spec.ranks};
@@ -235,19 +248,23 @@ const Exchange& Transposer::layout() const { return impl_->x; }
 const std::vector<int>& Transposer::local_ranks() const { return impl_->ranks; }
 
 void Transposer::upload_a(int rank, const void* host) {
+  const DeviceGuard keep;
   Local& l = impl_->of(rank);
   TLAB_CUDA(cudaSetDevice(l.device));
-  TLAB_CUDA(cudaMemcpy(l.a.get(), host, l.a.bytes(), cudaMemcpyHostToDevice));
-  TLAB_CUDA(cudaMemset(l.b.get(), kPoison, l.b.bytes()));
+  // A rank may hold no rows (fewer rows than ranks): its buffers are empty and null.
+  if (l.a.bytes()) TLAB_CUDA(cudaMemcpy(l.a.get(), host, l.a.bytes(), cudaMemcpyHostToDevice));
+  if (l.b.bytes()) TLAB_CUDA(cudaMemset(l.b.get(), kPoison, l.b.bytes()));
 }
 
 void Transposer::download_b(int rank, void* host) const {
+  const DeviceGuard keep;
   Local& l = impl_->of(rank);
   TLAB_CUDA(cudaSetDevice(l.device));
-  TLAB_CUDA(cudaMemcpy(host, l.b.get(), l.b.bytes(), cudaMemcpyDeviceToHost));
+  if (l.b.bytes()) TLAB_CUDA(cudaMemcpy(host, l.b.get(), l.b.bytes(), cudaMemcpyDeviceToHost));
 }
 
 std::uint64_t Transposer::fill(std::uint64_t seed) {
+  const DeviceGuard keep;
   Impl& m = *impl_;
   static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
   for (auto& l : m.local) {
@@ -264,13 +281,14 @@ std::uint64_t Transposer::fill(std::uint64_t seed) {
   for (auto& l : m.local) {
     TLAB_CUDA(cudaSetDevice(l->device));
     fill_a_rows(l->a.get(), m.e(), m.x.a, m.x.a_rows().begin(l->rank), m.x.a_rows().count(l->rank), seed, l->pack);
-    TLAB_CUDA(cudaMemsetAsync(l->b.get(), kPoison, l->b.bytes(), l->pack));
+    if (l->b.bytes()) TLAB_CUDA(cudaMemsetAsync(l->b.get(), kPoison, l->b.bytes(), l->pack));
   }
   m.synchronize();
   return seed;
 }
 
 std::uint64_t Transposer::count_wrong(std::uint64_t seed) {
+  const DeviceGuard keep;
   Impl& m = *impl_;
   auto counter = [](Local& l) { return static_cast<unsigned long long*>(l.scalars.get()); };
   for (auto& l : m.local) {
@@ -291,6 +309,7 @@ std::uint64_t Transposer::count_wrong(std::uint64_t seed) {
 }
 
 Times Transposer::transpose(int chunks) {
+  const DeviceGuard keep;
   Impl& m = *impl_;
   if (chunks < 1) throw std::invalid_argument("chunks must be at least 1, not " + std::to_string(chunks));
   m.chunks = chunks;
@@ -331,6 +350,7 @@ Times Transposer::transpose(int chunks) {
 }
 
 double Transposer::all_to_all() {
+  const DeviceGuard keep;
   Impl& m = *impl_;
   m.synchronize();
   for (auto& l : m.local) {

@@ -46,11 +46,12 @@ std::string refuse(const Exchange& x, int devices, std::size_t free_bytes) {
   // first blocks are the longest), each twice: the matrix and its buffer. In long double, so
   // that sizes whose bytes overflow 64 bits are refused rather than wrapped.
   const long double need = 2.0L * x.elem *
-                           (static_cast<long double>(x.a_rows().count(0)) * x.a.cols +
-                            static_cast<long double>(x.b_rows().count(0)) * x.a.rows);
+                               (static_cast<long double>(x.a_rows().count(0)) * x.a.cols +
+                                static_cast<long double>(x.b_rows().count(0)) * x.a.rows) +
+                           kHeadroomBytes;
   if (need > static_cast<long double>(free_bytes))
     return to_string(x.a) + " of " + std::to_string(x.elem) + "-byte elements over " + std::to_string(x.ranks) +
-           " GPUs needs " + std::to_string(static_cast<unsigned long long>(need / (1 << 20))) + " MiB on each; " +
+           " GPUs needs " + std::to_string(static_cast<unsigned long long>(need / (1 << 20))) + " MiB on each (" + std::to_string(kHeadroomBytes >> 20) + " of them for NCCL); " +
            std::to_string(free_bytes >> 20) + " MiB are free";
   return "";
 }

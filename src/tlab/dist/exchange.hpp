@@ -40,8 +40,12 @@ struct Exchange {
   std::size_t local_b_bytes(int q) const;              // = q's receive buffer
 };
 
+// Device memory a rank leaves for NCCL's own buffers and channels beside the four below.
+constexpr std::size_t kHeadroomBytes = std::size_t{512} << 20;
+
 // Why the exchange cannot run with `devices` devices of `free_bytes` free memory each, or ""
-// when it can. Each rank holds its A block, its B block and the two buffers.
+// when it can. Each rank holds its A block, its B block and the two buffers, and leaves
+// kHeadroomBytes.
 std::string refuse(const Exchange& x, int devices, std::size_t free_bytes);
 
 // Host reference of the three steps. pack: p's rows of A (count x n, row major) into p's

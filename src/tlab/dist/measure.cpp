@@ -1,5 +1,7 @@
 #include "tlab/dist/measure.hpp"
 
+#include <algorithm>
+
 #include "tlab/executor.hpp"
 #include "tlab/stats.hpp"
 #include "tlab/transpose.hpp"
@@ -58,6 +60,9 @@ std::vector<DistRow> measure_distributed(const TeamSpec& team, DType type, Shape
         },
         policy);
     require_exact(x.count_wrong(seed), what + " (after the timed runs)", a);
+    // The warm-up runs went through the same lambda: their phases are not samples.
+    pack.erase(pack.begin(), pack.begin() + std::min<std::size_t>(pack.size(), policy.warmup));
+    exchange.erase(exchange.begin(), exchange.begin() + std::min<std::size_t>(exchange.size(), policy.warmup));
     r.pack_end = summarize(pack).median;
     r.exchange_end = summarize(exchange).median;
     r.exchange_bytes = crossing;

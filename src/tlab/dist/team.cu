@@ -1,6 +1,7 @@
 #include "tlab/dist/team.cuh"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
 #include <stdexcept>
@@ -39,12 +40,15 @@ ncclUniqueId wait_for(const std::string& path) {
 }  // namespace
 
 void nccl_check(ncclResult_t r, const char* call, const char* file, int line) {
-  if (r == ncclSuccess || r == ncclInProgress) return;
+  if (r == ncclSuccess) return;  // blocking communicators only: ncclInProgress would be a surprise too
   throw std::runtime_error(std::string(call) + " failed at " + file + ":" + std::to_string(line) + ": " +
                            ncclGetErrorString(r));
 }
 
 Team::Team(const TeamSpec& spec) : ranks(spec.ranks) {
+  // NVLink multicast stays off unless the caller chose otherwise: on the two-GPU machine it
+  // must (the device tool's KINDS.md), and nothing here uses NVLS collectives.
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
   if (spec.rank < 0) {
     for (int r = 0; r < ranks; ++r) {
       rank.push_back(r);
@@ -57,15 +61,21 @@ Team::Team(const TeamSpec& spec) : ranks(spec.ranks) {
   rank.push_back(spec.rank);
   device.push_back(spec.device);
   TLAB_CUDA(cudaSetDevice(spec.device));
+  // One process may make several teams in turn (experiment 15 makes one per shape); every
+  // process makes them in the same order, so the n-th team's id goes through file n and a rank
+  // never reads an id left from an earlier team.
+  static int generation = 0;
+  const std::string path = spec.id_file + "." + std::to_string(generation++);
   ncclUniqueId id{};
   if (spec.rank == 0) {
     TLAB_NCCL(ncclGetUniqueId(&id));
-    publish(id, spec.id_file);
+    publish(id, path);
   } else {
-    id = wait_for(spec.id_file);
+    id = wait_for(path);
   }
   comm.assign(1, nullptr);
   TLAB_NCCL(ncclCommInitRank(&comm[0], ranks, id, spec.rank));
+  if (spec.rank == 0) std::remove(path.c_str());  // every rank has read it: the init needed them all
 }
 
 Team::~Team() {

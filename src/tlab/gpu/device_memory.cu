@@ -32,6 +32,15 @@ DeviceInfo current_device() {
   return d;
 }
 
+int current_device_index() {
+  int dev = -1;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return dev;
+}
+
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
   if (bytes) TLAB_CUDA(cudaMalloc(&p, bytes));
