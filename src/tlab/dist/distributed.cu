@@ -90,6 +90,14 @@ struct Transposer::Impl {
   std::unique_ptr<Team> team;
   std::vector<int> ranks;
   std::vector<std::unique_ptr<Local>> local;
+  // False while NCCL work is in flight: a call that throws midway leaves kernels waiting for
+  // peers, which freeing the buffers would wait on forever; the communicators are aborted
+  // first then.
+  bool settled = true;
+
+  ~Impl() {
+    if (!settled && team) team->abort();
+  }
 
   std::size_t e() const { return x.elem; }
   RowBlocks chunk_rows(int p) const { return {x.a_rows().count(p), chunks}; }
@@ -265,6 +273,7 @@ void Transposer::download_b(int rank, void* host) const {
 
 std::uint64_t Transposer::fill(std::uint64_t seed) {
   const DeviceGuard keep;
+  impl_->settled = false;
   Impl& m = *impl_;
   static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
   for (auto& l : m.local) {
@@ -284,11 +293,13 @@ std::uint64_t Transposer::fill(std::uint64_t seed) {
     if (l->b.bytes()) TLAB_CUDA(cudaMemsetAsync(l->b.get(), kPoison, l->b.bytes(), l->pack));
   }
   m.synchronize();
+  impl_->settled = true;
   return seed;
 }
 
 std::uint64_t Transposer::count_wrong(std::uint64_t seed) {
   const DeviceGuard keep;
+  impl_->settled = false;
   Impl& m = *impl_;
   auto counter = [](Local& l) { return static_cast<unsigned long long*>(l.scalars.get()); };
   for (auto& l : m.local) {
@@ -305,11 +316,13 @@ std::uint64_t Transposer::count_wrong(std::uint64_t seed) {
   TLAB_CUDA(cudaSetDevice(first.device));
   TLAB_CUDA(cudaMemcpyAsync(&wrong, counter(first), sizeof wrong, cudaMemcpyDeviceToHost, first.xfer));
   m.synchronize();
+  impl_->settled = true;
   return wrong;
 }
 
 Times Transposer::transpose(int chunks) {
   const DeviceGuard keep;
+  impl_->settled = false;
   Impl& m = *impl_;
   if (chunks < 1) throw std::invalid_argument("chunks must be at least 1, not " + std::to_string(chunks));
   m.chunks = chunks;
@@ -346,11 +359,13 @@ Times Transposer::transpose(int chunks) {
                  ms_between(l->start, l->received[chunks - 1]) * 1e-3});
   }
   m.max_over_ranks(t);
+  impl_->settled = true;
   return {t[0][0], t[0][1], t[0][2]};
 }
 
 double Transposer::all_to_all() {
   const DeviceGuard keep;
+  impl_->settled = false;
   Impl& m = *impl_;
   m.synchronize();
   for (auto& l : m.local) {
@@ -379,6 +394,7 @@ double Transposer::all_to_all() {
     t.push_back({ms_between(l->start, l->end) * 1e-3});
   }
   m.max_over_ranks(t);
+  impl_->settled = true;
   return t[0][0];
 }
 

@@ -78,6 +78,14 @@ Team::Team(const TeamSpec& spec) : ranks(spec.ranks) {
   if (spec.rank == 0) std::remove(path.c_str());  // every rank has read it: the init needed them all
 }
 
+void Team::abort() {
+  for (ncclComm_t& c : comm)
+    if (c) {
+      ncclCommAbort(c);
+      c = nullptr;
+    }
+}
+
 Team::~Team() {
   for (ncclComm_t c : comm)
     if (c) ncclCommDestroy(c);

@@ -21,6 +21,7 @@ struct Team {
   std::vector<ncclComm_t> comm;   // their communicators
   explicit Team(const TeamSpec& spec);
   ~Team();
+  void abort();  // ncclCommAbort on every communicator: after an error, instead of waiting
   Team(const Team&) = delete;
   Team& operator=(const Team&) = delete;
 };
