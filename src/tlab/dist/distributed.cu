@@ -15,11 +15,12 @@ using gpu::DeviceBuffer;
 
 std::string unavailable() {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
     cudaGetLastError();
-    return "no CUDA device on this machine";
+    return std::string("no usable CUDA device (") + cudaGetErrorString(e) + ")";
   }
-  return "";
+  return n == 0 ? "no CUDA device on this machine" : "";
 }
 
 int visible_gpus() {
