@@ -56,6 +56,14 @@ int main(int argc, char** argv) {
     std::string csv = tlab::csv_line(header);
     std::vector<tlab::SummaryRow> summary;
     std::vector<std::string> refused;
+    struct Best {
+      tlab::DType dtype;
+      tlab::Shape shape;
+      int ranks;
+      double seconds;
+      std::string method;
+    };
+    std::vector<Best> best_at;  // the fastest chunk count per type, shape and P
     std::random_device device_seed;
     for (tlab::DType t : types)
       for (const tlab::Shape& s : opt.shapes) {
@@ -112,8 +120,29 @@ int main(int argc, char** argv) {
           if (best > 0 && single > 0)
             summary.push_back({"single-gpu-over-best", "P=" + std::to_string(p), tlab::format_number(single / best, 4), "x",
                                at + " " + best_name, tlab::dtype_name(t), s.rows, s.cols});
+          if (best > 0) best_at.push_back({t, s, p, best, best_name});
         }
       }
+    // Scaling, from the best chunk count of each case. Strong: the same matrix on one GPU and on
+    // P, time(1) / time(P). Weak: the same bytes per GPU, time(1, S) / time(P, a matrix P times
+    // S's bytes), 1 when P GPUs take P times the matrix in the same time.
+    for (const Best& one : best_at) {
+      if (one.ranks != 1) continue;
+      const double bytes = static_cast<double>(one.shape.elements());
+      for (const Best& b : best_at) {
+        if (b.ranks == 1 || b.dtype != one.dtype) continue;
+        const std::string at = std::string(tlab::dtype_name(b.dtype)) + " " + tlab::to_string(b.shape) + " " + b.method +
+                               " against " + tlab::to_string(one.shape) + " " + one.method + " on one GPU";
+        if (b.shape == one.shape)
+          summary.push_back({"strong-scaling-speedup", "P=" + std::to_string(b.ranks),
+                             tlab::format_number(one.seconds / b.seconds, 4), "x", at, tlab::dtype_name(b.dtype),
+                             b.shape.rows, b.shape.cols});
+        if (static_cast<double>(b.shape.elements()) == b.ranks * bytes)
+          summary.push_back({"weak-scaling-efficiency", "P=" + std::to_string(b.ranks),
+                             tlab::format_number(100 * one.seconds / b.seconds, 4), "%", at, tlab::dtype_name(b.dtype),
+                             b.shape.rows, b.shape.cols});
+      }
+    }
     for (const std::string& r : refused) std::cerr << "[15-distributed-transpose] skipped " << r << "\n";
     if (csv.find('\n') == csv.size() - 1) {  // the header alone: nothing could run
       if (!refused.empty()) throw tlab::UsageError(refused.front());
