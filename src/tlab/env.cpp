@@ -165,7 +165,14 @@ std::string slug(const std::string& s) {
 
 std::string machine_tag() {
   std::string why;
-  if (Executor* gpu = executor_for(Backend::gpu, &why)) return slug(gpu->device_name());
+  if (Executor* gpu = executor_for(Backend::gpu, &why)) {
+    // A machine with several GPUs gets "-x<N>" (nvidia-h200-x2): its results (experiment 15's
+    // above all) are not those of a machine with one.
+    std::string count;
+    for (const auto& kv : gpu->describe())
+      if (kv.first == "gpu_count") count = kv.second;
+    return slug(gpu->device_name()) + (!count.empty() && count != "0" && count != "1" ? "-x" + count : "");
+  }
   std::string m = cpu_model();
   // Marketing marks and the clock say nothing that tells two machines apart.
   for (const char* noise : {"(R)", "(TM)", "(tm)", " CPU", " Processor"}) {

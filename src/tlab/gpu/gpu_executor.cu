@@ -105,7 +105,11 @@ class GpuExecutor final : public Executor {
     cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, 0);
     // DDR: two transfers per clock.
     const double peak_gbs = 2.0 * mem_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
+    // Every experiment but 15 runs on device 0; the count says whether others were there.
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) cudaGetLastError();
     return {{"gpu", prop_.name},
+            {"gpu_count", std::to_string(count)},
             {"gpu_compute_capability", std::to_string(prop_.major) + "." + std::to_string(prop_.minor)},
             {"gpu_sm_count", std::to_string(prop_.multiProcessorCount)},
             {"gpu_l2_bytes", std::to_string(prop_.l2CacheSize)},
