@@ -92,15 +92,16 @@ int main(int argc, char** argv) {
             if (!tlab::glob_match(opt.variant_glob, r.method)) continue;
             const double med = r.timed.summary.median;
             const bool transposes = r.method != "all-to-all";
+            const double moved = transposes ? 2 * matrix : r.exchange_bytes;
             std::vector<std::string> f{opt.experiment, r.method, std::to_string(r.ranks), std::to_string(r.chunks),
                                        tlab::dtype_name(t), std::to_string(tlab::dtype_size(t)), std::to_string(s.rows),
                                        std::to_string(s.cols), tlab::format_number(matrix, 15),
                                        tlab::format_number(r.exchange_bytes, 15),
-                                       tlab::format_number(transposes ? 2 * matrix : r.exchange_bytes, 15)};
+                                       tlab::format_number(moved, 15)};
             for (auto& x : tlab::timing_fields(r.timed.summary, r.timed.stop)) f.push_back(std::move(x));
             f.push_back(r.pack_end >= 0 ? tlab::format_number(r.pack_end) : "NA");
             f.push_back(r.exchange_end >= 0 ? tlab::format_number(r.exchange_end) : "NA");
-            f.push_back(tlab::format_number((transposes ? 2 * matrix : r.exchange_bytes) / med / 1e9));
+            f.push_back(tlab::format_number(moved / med / 1e9));
             f.push_back(a2a > 0 && r.chunks > 0 ? tlab::format_number(100 * a2a / med, 4) : "NA");
             f.push_back(r.kernel.empty() ? "NA" : r.kernel);
             f.push_back("yes");

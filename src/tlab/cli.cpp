@@ -159,6 +159,15 @@ Options parse_experiment_args(int argc, char** argv, const ExperimentSpec& spec)
   return o;
 }
 
+std::int64_t parse_count(const std::string& text, const std::string& what, std::int64_t lo, std::int64_t hi) {
+  if (lo == 0 && (text.empty() || text.find_first_not_of("0123456789") != std::string::npos))
+    throw UsageError("bad " + what + " '" + text + "': expected a whole number");
+  const std::int64_t v = text == "0" ? 0 : parse_positive(text, what);
+  if (v < lo || v > hi)
+    throw UsageError("bad " + what + " '" + text + "': must be from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return v;
+}
+
 int tool_main(const char* name, const std::function<int()>& body) {
   try {
     return body();

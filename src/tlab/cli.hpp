@@ -45,6 +45,10 @@ Options parse_experiment_args(int argc, char** argv, const ExperimentSpec& spec)
 
 std::string default_results_dir();  // results/<machine-tag>
 
+// A whole number in [lo, hi] written in digits (0 allowed where lo is), or UsageError naming
+// `what`: the sizes' and --reps' parser, for the tools' and environment's counts.
+std::int64_t parse_count(const std::string& text, const std::string& what, std::int64_t lo, std::int64_t hi);
+
 // A small tool's main: runs body and maps what it throws to exit codes, one line on stderr:
 // 3 a wrong result (VerificationError), 2 bad input (std::invalid_argument, UsageError
 // among them: printed as is), 1 anything else. Returns body's code otherwise.

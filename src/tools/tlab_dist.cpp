@@ -18,16 +18,7 @@
 namespace {
 
 int whole(const std::string& what, const char* text) {
-  std::size_t used = 0;
-  int v = 0;
-  try {
-    v = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || text[used] != '\0' || v < 1)
-    throw tlab::UsageError("tlab-dist: " + what + " must be a whole number >= 1, not '" + text + "'");
-  return v;
+  return static_cast<int>(tlab::parse_count(text, "tlab-dist " + what, 1, 1 << 20));
 }
 
 int run(int argc, char** argv) {

@@ -89,7 +89,6 @@ struct Transposer::Impl {
   DType type;
   int chunks = 1;  // of the transpose under way
   std::unique_ptr<Team> team;
-  std::vector<int> ranks;
   std::vector<std::unique_ptr<Local>> local;
   // False while NCCL work is in flight: a call that throws midway leaves kernels waiting for
   // peers, which freeing the buffers would wait on forever; the communicators are aborted
@@ -232,7 +231,6 @@ Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::m
   if (!why.empty()) throw std::invalid_argument(why);
 
   m.team = std::make_unique<Team>(spec);
-  m.ranks = m.team->rank;
   for (std::size_t i = 0; i < m.team->rank.size(); ++i) {
     auto l = std::make_unique<Local>();
     l->rank = m.team->rank[i];
@@ -254,7 +252,7 @@ Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::m
 Transposer::~Transposer() = default;
 
 const Exchange& Transposer::layout() const { return impl_->x; }
-const std::vector<int>& Transposer::local_ranks() const { return impl_->ranks; }
+const std::vector<int>& Transposer::local_ranks() const { return impl_->team->rank; }
 
 void Transposer::upload_a(int rank, const void* host) {
   const DeviceGuard keep;

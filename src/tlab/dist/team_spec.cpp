@@ -2,6 +2,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "tlab/cli.hpp"
 #include "tlab/dist/distributed.hpp"
 
 namespace tlab::dist {
@@ -12,12 +13,10 @@ const char* get(const char* name) {
   return v && *v ? v : nullptr;
 }
 
+constexpr std::int64_t kMostRanks = 1 << 20;
+
 int whole(const char* name, const char* text, int lo) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (*end != '\0' || v < lo || v > 1 << 20)
-    throw std::invalid_argument(std::string(name) + "='" + text + "' is not a whole number >= " + std::to_string(lo));
-  return static_cast<int>(v);
+  return static_cast<int>(parse_count(text, name, lo, kMostRanks));
 }
 
 }  // namespace
