@@ -17,6 +17,15 @@
 
 namespace tlab_test {
 
+// Whether `got`, an m x n matrix whose elements were their own row-major indices, now holds
+// its n x m transpose.
+inline bool is_index_transpose(const std::vector<std::int64_t>& got, std::int64_t m, std::int64_t n) {
+  for (std::int64_t j = 0; j < n; ++j)
+    for (std::int64_t i = 0; i < m; ++i)
+      if (got[j * m + i] != i * n + j) return false;
+  return true;
+}
+
 // The process-wide registry with the -O0..-O3 copies added, exactly once: a second
 // register_cpu_opt_level_variants on the same registry throws (duplicate names).
 inline tlab::Registry& full_registry() {

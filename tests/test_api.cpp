@@ -98,11 +98,15 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({8192, 8192}, Placement::out_of_place, 1) == "square");
   CHECK(tuning::shape_class({16384, 1024}, Placement::out_of_place, 2) == "tall");
   CHECK(tuning::shape_class({1024, 16384}, Placement::out_of_place, 4) == "wide");
-  CHECK(tuning::shape_class({1024, 2048}, Placement::out_of_place, 8) == "square");
+  CHECK(tuning::shape_class({1024, 2048}, Placement::out_of_place, 8) == "medium");
+  CHECK(tuning::shape_class({2048, 2048}, Placement::out_of_place, 4) == "medium");
+  CHECK(tuning::shape_class({4096, 4096}, Placement::out_of_place, 4) == "square");
+  CHECK(tuning::shape_class({8200, 8200}, Placement::out_of_place, 8) == "odd");
+  CHECK(tuning::shape_class({8200, 8200}, Placement::out_of_place, 16) == "square");
   // A row of 8191 bytes, or of 8200 floats' transpose partner 8191: no whole 16-byte words.
   CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 1) == "unaligned");
   CHECK(tuning::shape_class({8200, 8191}, Placement::out_of_place, 4) == "unaligned");
-  CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 16) == "square");
+  CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 16) == "odd");
   CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "square");
   CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "unaligned");
   CHECK(tuning::shape_class({100, 101}, Placement::in_place, 4) == "rect");

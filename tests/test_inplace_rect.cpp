@@ -9,6 +9,7 @@
 
 #include "tlab/inplace_rect_index.hpp"
 #include "tlab/registry.hpp"
+#include "support.hpp"
 
 using namespace tlab;
 
@@ -31,13 +32,6 @@ std::vector<std::int64_t> decomposed(std::int64_t m, std::int64_t n) {
   for (std::int64_t r = 0; r < m; ++r)
     for (std::int64_t q = 0; q < n; ++q) b[r * n + q] = a[c2r::column_shuffle_source(p, r, q) * n + q];
   return b;
-}
-
-bool is_transpose(const std::vector<std::int64_t>& got, std::int64_t m, std::int64_t n) {
-  for (std::int64_t j = 0; j < n; ++j)
-    for (std::int64_t i = 0; i < m; ++i)
-      if (got[j * m + i] != i * n + j) return false;
-  return true;
 }
 
 // Whether every row (or column) of the pass's gather reads each source exactly once.
@@ -64,7 +58,7 @@ TEST_CASE("the column-rotate, row-shuffle, column-shuffle decomposition transpos
       CAPTURE(m);
       CAPTURE(n);
       REQUIRE(rows_are_permutations(m, n));
-      REQUIRE(is_transpose(decomposed(m, n), m, n));
+      REQUIRE(tlab_test::is_index_transpose(decomposed(m, n), m, n));
       ++shapes;
     }
   CHECK(shapes == 1600);
@@ -75,7 +69,7 @@ TEST_CASE("the decomposition on primes, coprime, shared-factor and 1 x n shapes"
            {1, 4099}, {4099, 1}, {97, 101}, {101, 97}, {127, 256}, {256, 127}, {60, 84}, {84, 60}, {512, 96}, {1000, 17}}) {
     CAPTURE(m);
     CAPTURE(n);
-    CHECK(is_transpose(decomposed(m, n), m, n));
+    CHECK(tlab_test::is_index_transpose(decomposed(m, n), m, n));
   }
 }
 
@@ -105,7 +99,7 @@ TEST_CASE("the CPU in-place rectangular variant is registered for every type and
   op.in = op.out = a.data();
   op.shape = {m, n};
   v.kernels.at(DType::f64)(op);  // 8-byte elements: the indices travel unchanged
-  CHECK(is_transpose(a, m, n));
+  CHECK(tlab_test::is_index_transpose(a, m, n));
 }
 
 }  // TEST_SUITE("variants")

@@ -39,6 +39,8 @@ std::string Variant::refuses(DType t, Shape s) const {
   if (s.rows <= 0 || s.cols <= 0) return "shape " + to_string(s) + " is empty";
   if ((square_only || (placement == Placement::in_place && !any_shape)) && !s.square())
     return name + " transposes in place and needs a square matrix, not " + to_string(s);
+  if (refuses_shape)
+    if (std::string why = refuses_shape(t, s); !why.empty()) return name + ": " + why;
   return "";
 }
 

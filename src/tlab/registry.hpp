@@ -63,6 +63,10 @@ struct Variant {
   std::map<DType, KernelFn> kernels;
   // Working memory a run needs beyond its operands (see Operands::scratch); empty: none.
   std::function<std::int64_t(DType, Shape)> scratch_bytes;
+  // Fills freshly allocated scratch once (a table the kernels read); empty: nothing to fill.
+  std::function<void(DType, Shape, void*)> prepare_scratch;
+  // Why a shape this variant's placement allows is still one it cannot take; empty: none.
+  std::function<std::string(DType, Shape)> refuses_shape;
 
   bool supports(DType t) const { return kernels.count(t) != 0; }
   std::vector<DType> dtypes() const;

@@ -125,6 +125,37 @@ TEST_CASE("kernels index with 64 bits: a matrix of more than 2^31 elements") {
   CHECK(bytes > (std::size_t(1) << 31));
 }
 
+TEST_CASE("the in-place block decomposition: tall and wide, sides off every tile and word, every type") {
+  const tlab::Variant& v = tlab::registry().get("gpu/inplace-rect/blocks");
+  std::vector<tlab::Shape> shapes{{4096, 16}, {16, 4096}, {3 * 97, 97}, {97, 5 * 97}, {1000, 1}, {1, 1000}, {66, 33}};
+  if (!small_only())
+    for (tlab::Shape x : {tlab::Shape{65536, 256}, {256, 65536}, {8192, 2048}, {3 * 1025, 1025}, {1030, 4 * 1030}})
+      shapes.push_back(x);
+  for (tlab::DType t : v.dtypes())
+    for (tlab::Shape s : shapes) {
+      const std::string type = tlab::dtype_name(t);
+      CAPTURE(type);
+      CAPTURE(tlab::to_string(s));
+      REQUIRE(v.refuses(t, s).empty());
+      CHECK_NOTHROW(gpu().verify({&v, t, s}));
+    }
+  CHECK_FALSE(v.refuses(tlab::DType::f32, {3000, 2000}).empty());
+  CHECK_THROWS_AS(gpu().verify({&v, tlab::DType::f32, {3000, 2000}}), std::invalid_argument);
+}
+
+TEST_CASE("in-place rectangular transposes index with 64 bits: more than 2^31 elements") {
+  if (small_only()) return;
+  // One side dividing the other (blocks), and two primes (c2r).
+  for (auto [name, s] : std::vector<std::pair<const char*, tlab::Shape>>{{"gpu/inplace-rect/blocks", {4195328, 512}},
+                                                                         {"gpu/inplace-rect/c2r", {65537, 32771}}}) {
+    CAPTURE(name);
+    CAPTURE(tlab::to_string(s));
+    REQUIRE(s.elements() > (std::int64_t{1} << 31));
+    const tlab::Variant& v = tlab::registry().get(name);
+    CHECK_NOTHROW(gpu().verify({&v, tlab::DType::u8, s}));
+  }
+}
+
 int main(int argc, char** argv) {
   std::string why;
   if (!tlab::executor_for(tlab::Backend::gpu, &why)) {

@@ -108,8 +108,10 @@ Plan::Plan(DType type, std::int64_t rows, std::int64_t cols, Placement placement
   p.kernel = c.variant;
   p.reason = c.reason;
   p.variant = &registry().get(c.variant);
-  if (memory == Memory::device && p.variant->scratch_bytes)
+  if (memory == Memory::device && p.variant->scratch_bytes) {
     p.scratch = device_alloc(static_cast<std::size_t>(p.variant->scratch_bytes(type, p.shape)));
+    if (p.variant->prepare_scratch) p.variant->prepare_scratch(type, p.shape, p.scratch);
+  }
   if (memory == Memory::pinned_host && placement == Placement::out_of_place) {
     PipelineOptions o;
     o.access = HostAccess::mapped;

@@ -16,10 +16,13 @@
 namespace tlab::tuning {
 
 std::string shape_class(Shape s, Placement p, std::size_t elem) {
-  const bool unaligned = (s.rows * static_cast<std::int64_t>(elem)) % 16 || (s.cols * static_cast<std::int64_t>(elem)) % 16;
+  const auto e = static_cast<std::int64_t>(elem);
+  const bool unaligned = (s.rows * e) % 16 || (s.cols * e) % 16;
   if (p == Placement::in_place) return !s.square() ? "rect" : unaligned ? "unaligned" : "square";
   if (s.elements() < (std::int64_t{1} << 20)) return "small";
   if (unaligned) return "unaligned";
+  if ((s.rows * e) % 128 || (s.cols * e) % 128) return "odd";
+  if (s.elements() < (std::int64_t{1} << 24)) return "medium";
   if (s.rows >= 4 * s.cols) return "tall";
   if (s.cols >= 4 * s.rows) return "wide";
   return "square";
@@ -116,18 +119,21 @@ const std::vector<Row>& all_rows() {
 }
 
 // Built in, from the reference measurements (docs/performance-notes.md): used where no
-// table names this GPU.
-std::string default_variant(std::size_t elem, Placement p, Shape s, Memory m) {
+// table names this GPU. The first candidate that can run the case is taken.
+std::vector<std::string> default_variants(std::size_t elem, Placement p, Shape s, Memory m) {
   const bool in_place = p == Placement::in_place;
   if (m == Memory::host) {  // issue 13's SIMD kernels, the ISA chosen at run time, all threads
-    if (!in_place) return "cpu/simd/auto@all";
-    return s.square() ? "cpu/simd-inplace/auto@all" : "cpu/inplace-rect/c2r";
+    if (!in_place) return {"cpu/simd/auto@all"};
+    return {s.square() ? "cpu/simd-inplace/auto@all" : "cpu/inplace-rect/c2r"};
   }
-  if (in_place && !s.square()) return m == Memory::device ? "gpu/inplace-rect/c2r" : "cpu/inplace-rect/c2r";
-  if (m == Memory::pinned_host && !in_place && (elem == 4 || elem == 8)) return "gpu/rect/r256c32x8";
+  // Rectangular in place: two passes where one side divides the other, else the three of c2r.
+  if (in_place && !s.square())
+    return m == Memory::device ? std::vector<std::string>{"gpu/inplace-rect/blocks", "gpu/inplace-rect/c2r"}
+                               : std::vector<std::string>{"cpu/inplace-rect/c2r"};
+  if (m == Memory::pinned_host && !in_place && (elem == 4 || elem == 8)) return {"gpu/rect/r256c32x8"};
   const char* by_size[] = {"w4", "w4", "w8", "w16", "w16"};  // 1, 2, 4, 8, 16 bytes
   const int k = elem == 1 ? 0 : elem == 2 ? 1 : elem == 4 ? 2 : elem == 8 ? 3 : 4;
-  return std::string(in_place ? "gpu/word-inplace/" : "gpu/word/") + by_size[k];
+  return {std::string(in_place ? "gpu/word-inplace/" : "gpu/word/") + by_size[k]};
 }
 
 }  // namespace
@@ -154,15 +160,19 @@ Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& g
       }
     }
   }
-  const std::string d = default_variant(elem, p, s, memory);
-  const Variant* v = registry().find(d);
   // Page-locked memory runs a GPU kernel or, where none fits, the CPU one.
-  if (!v || !usable(*v, t, s, p, memory == Memory::pinned_host ? v->backend : backend))
-    throw std::invalid_argument(std::string("no ") + memory_name(memory) + " kernel in this build transposes " +
-                                dtype_name(t) + " " + to_string(s) + " " + placement_name(p));
-  return {d, "built-in default for " + std::string(memory_name(memory)) + " memory, " + std::to_string(elem) +
-                 "-byte " + cls + (memory == Memory::device ? " (no tuning table row for " + gpu_name + ")" : "") +
-                 skipped};
+  for (const std::string& d : default_variants(elem, p, s, memory)) {
+    const Variant* v = registry().find(d);
+    if (!v || !usable(*v, t, s, p, memory == Memory::pinned_host ? v->backend : backend)) {
+      if (v && !v->refuses(t, s).empty()) skipped += "; " + v->refuses(t, s);
+      continue;
+    }
+    return {d, "built-in default for " + std::string(memory_name(memory)) + " memory, " + std::to_string(elem) +
+                   "-byte " + cls + (memory == Memory::device ? " (no tuning table row for " + gpu_name + ")" : "") +
+                   skipped};
+  }
+  throw std::invalid_argument(std::string("no ") + memory_name(memory) + " kernel in this build transposes " +
+                              dtype_name(t) + " " + to_string(s) + " " + placement_name(p));
 }
 
 }  // namespace tlab::tuning

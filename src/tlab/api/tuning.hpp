@@ -13,9 +13,11 @@
 namespace tlab::tuning {
 
 // "small" (< 2^20 elements); "unaligned" when a row of the input or of the output is not a
-// whole number of 16-byte words (no whole-word access: 8191 x 8191 bytes, say); else "tall"
-// (rows >= 4 cols), "wide" (cols >= 4 rows) or "square". In place: "rect" for m != n, else
-// "unaligned" or "square".
+// whole number of 16-byte words (no whole-word access: 8191 x 8191 bytes, say); "odd" when
+// the rows are whole words but not whole 128-byte lines (8200 x 8200 doubles: tiles then
+// start off a sector); "medium" (< 2^24 elements: the matrix is within a few L2 sizes); else
+// "tall" (rows >= 4 cols), "wide" (cols >= 4 rows) or "square". In place: "rect" for m != n,
+// else "unaligned" or "square".
 std::string shape_class(Shape s, Placement p, std::size_t elem);
 
 struct Row {

@@ -8,6 +8,7 @@ void register_gpu_variants(Registry& r) {
   gpu::register_gpu_word(r);
   gpu::register_gpu_word_in_place(r);
   gpu::register_gpu_inplace_rect(r);
+  gpu::register_gpu_inplace_blocks(r);
   gpu::register_gpu_rect(r);
   gpu::register_gpu_peers(r);
   register_api_variants(r);

@@ -62,5 +62,6 @@ void register_gpu_rect(Registry& r);
 void register_gpu_word(Registry& r);
 void register_gpu_word_in_place(Registry& r);
 void register_gpu_inplace_rect(Registry& r);
+void register_gpu_inplace_blocks(Registry& r);
 
 }  // namespace tlab::gpu

@@ -1,8 +1,10 @@
 // Word-wide in-place transpose of a square matrix: the tiles of word_tile.cuh, one block per
 // tile pair. Only the T(T+1)/2 blocks that own a pair (tile (i, j) with i <= j and its mirror)
-// are launched, so no block starts just to exit.
+// are launched, so no block starts just to exit. Several square matrices stored one after
+// another go in one launch (gridDim.y), for the rectangular block decomposition.
 #include <cmath>
 
+#include "tlab/gpu/word_inplace.cuh"
 #include "tlab/gpu/word_tile.cuh"
 
 namespace tlab::gpu {
@@ -19,12 +21,15 @@ __device__ __forceinline__ void pair_of(std::int64_t k, std::int64_t& i, std::in
 }
 
 template <int S, int W, int LAYOUT>
-__global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* m, std::int64_t n, std::int64_t pairs) {
+__global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs,
+                                                                    std::int64_t count) {
   extern __shared__ unsigned char smem_raw[];
   constexpr int side = Geometry<S, W>::side;
   Word<W>* a = reinterpret_cast<Word<W>*>(smem_raw);
   Word<W>* b = a + side * kWords;
+  for (std::int64_t y = blockIdx.y; y < count; y += gridDim.y)
   for (std::int64_t k = blockIdx.x; k < pairs; k += gridDim.x) {
+    unsigned char* m = base + y * n * n * S;
     std::int64_t ti = 0, tj = 0;
     pair_of(k, ti, tj);
     const std::int64_t ar = ti * side, ac = tj * side;  // tile a at (ar, ac), its mirror b at (ac, ar)
@@ -39,14 +44,23 @@ __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned ch
 
 template <int S, int W> constexpr std::size_t pair_smem() { return 2 * Geometry<S, W>::smem_bytes; }
 
-template <int S, int W, int LAYOUT> void launch(const Operands& op) {
+template <int S, int W, int LAYOUT> void launch(void* m, std::int64_t n, std::int64_t count, cudaStream_t stream) {
   static unsigned long long smem_allowed = 0;
   auto k = transpose_words_in_place<S, W, LAYOUT>;
   allow_smem(k, pair_smem<S, W>(), smem_allowed);
-  const std::int64_t t = ceil_div(op.shape.rows, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
+  const std::int64_t t = ceil_div(n, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(pairs, 0x7fffffff));
-  k<<<blocks, kThreads, pair_smem<S, W>(), stream_of(op)>>>(static_cast<unsigned char*>(op.out), op.shape.rows, pairs);
+  const dim3 grid(blocks, static_cast<unsigned>(std::min(count, kMaxGridY)));
+  k<<<grid, kThreads, pair_smem<S, W>(), stream>>>(static_cast<unsigned char*>(m), n, pairs, count);
   TLAB_CUDA_LAUNCHED();
+}
+
+// Rows off a word go element by element here: the shifted rows of the out-of-place kernel
+// measured slower in place (uint16 at 8191^2: 50% of memcpy against 68%).
+template <int S, int W> void run_in_place(void* m, std::int64_t n, std::int64_t count, cudaStream_t stream) {
+  Layout l = row_layout(m, m, n, n, S, W);
+  with_layout<S, W>(l == kShiftedRows ? kByElement : l,
+                    [&](auto layout) { launch<S, W, decltype(layout)::value>(m, n, count, stream); });
 }
 
 template <int W> void add_word_in_place(Registry& r) {
@@ -55,19 +69,26 @@ template <int W> void add_word_in_place(Registry& r) {
                           "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched");
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if constexpr (fits_smem<S, W, 2>()) {
-      // Rows off a word go element by element here: the shifted rows of the out-of-place
-      // kernel measured slower in place (uint16 at 8191^2: 50% of memcpy against 68%).
-      Layout l = row_layout(op.out, op.out, op.shape.rows, op.shape.cols, S, W);
-      with_layout<S, W>(l == kShiftedRows ? kByElement : l,
-                        [&](auto layout) { launch<S, W, decltype(layout)::value>(op); });
-    }
+    if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W>(op.out, op.shape.rows, 1, stream_of(op));
   });
   keep_fitting_types<W, 2>(v);
   r.add(std::move(v));
 }
 
 }  // namespace
+
+// The word size per element size that the H100 and H200 tuning tables chose for squares.
+void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t count, int elem, cudaStream_t stream) {
+  switch (elem) {
+    case 1: return run_in_place<1, 4>(m, n, count, stream);
+    case 2: return run_in_place<2, 8>(m, n, count, stream);
+    case 4: return run_in_place<4, 8>(m, n, count, stream);
+    case 8: return run_in_place<8, 16>(m, n, count, stream);
+    case 16: return run_in_place<16, 16>(m, n, count, stream);
+  }
+  throw std::invalid_argument("square in-place transpose: element size " + std::to_string(elem) +
+                              " is not 1, 2, 4, 8 or 16 bytes");
+}
 
 void register_gpu_word_in_place(Registry& r) {
   add_word_in_place<4>(r);
