@@ -12,7 +12,7 @@ const std::vector<tlab::DType> kTypes{tlab::DType::u8, tlab::DType::u16, tlab::D
 int main(int argc, char** argv) {
   tlab::ExperimentSpec spec{
       "13-best-transpose", "the library's choice against the best kernels, cuBLAS and memcpy, 1..16-byte elements",
-      tlab::parse_sizes("2048,8192,16384,8200,8191,4099,16384x1024,1024x16384,65536x256,256x65536,16381x1021"),
+      tlab::parse_sizes("2048,8192,16384,8200,8191,4099,16384x1024,1024x16384,65536x256,256x65536,12288x8192,16381x1021"),
       tlab::parse_sizes("1000,1024,1024x256,256x1024")};
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     const auto& shapes = run.options().shapes;
@@ -21,8 +21,8 @@ int main(int argc, char** argv) {
                                       "gpu/copy-kernel", "gpu/copy-kernel-wide", "gpu/memcpy"}),
              kTypes, shapes});
     // In place: square shapes through the tile-pair kernels; the others through the two
-    // rectangular decompositions (blocks only where one side divides the other, so not at
-    // 16381 x 1021, two primes), which would also take squares, more slowly.
+    // rectangular decompositions (blocks where the sides share a large factor, so not at
+    // 16381 x 1021, two primes).
     std::vector<tlab::Shape> square, rect;
     for (const tlab::Shape& s : shapes) (s.square() ? square : rect).push_back(s);
     run.run({tlab::variants_matching({"gpu/api-inplace", "gpu/word-inplace/*", "gpu/inplace-tiled/t32x8"}), kTypes, square});

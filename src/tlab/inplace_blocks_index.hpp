@@ -1,75 +1,83 @@
-// In-place transposition of an m x n matrix when one side divides the other (every
-// power-of-two shape, 256:1, 16384 x 1024), in two passes that each move whole contiguous
-// pieces: the g x g blocks (g = min(m, n)), and the rows of those blocks ("segments", g
-// elements each). Tall (m = k g): A is k blocks stacked; transposing each block in place
-// leaves row x of block I at segment I g + x, and the result wants it at x k + I: the
-// transpose of a k x g matrix of segments. Wide (n = k g) is the same read backwards:
-// segments first (g x k, so that each block becomes contiguous), then the blocks.
+// In-place transposition of an m x n matrix whose sides share a large factor g (m = a g,
+// n = b g: every power-of-two shape, 256:1, 16384 x 1024, 3000 x 2000), in two passes that
+// each move whole contiguous pieces. The matrix is an a x b grid of g x g blocks. Pass 1
+// transposes every block in place (the tile-pair kernel). Row x of block (I, J) then holds
+// what row x of the result's block (J, I) needs, in order: the "segment" of g elements at
+// position (I g + x) b + J must move to (J g + x) a + I. Pass 2 does that permutation by
+// following its cycles from a table of one position per cycle, built on the host (for b = 1
+// it is the transpose of an a x g matrix of segments).
 //
-// The segment pass follows the cycles of that permutation (in the transpose of an R x C
-// matrix, position q takes its item from q C mod (RC - 1)), starting from a table of one
-// position per cycle made on the host. Every segment is read once and written once, so the
-// whole transpose moves each byte twice; the decomposition of Catanzaro et al. moves it four
-// to six times and reads one element per sector in its column passes.
+// Every segment is read once and written once, so the whole transpose moves each byte twice;
+// the decomposition of Catanzaro et al. moves it four to six times and reads one element per
+// sector in its column passes. The table has at most N / 2 entries for N = a g b segments,
+// which is min(a, b) max(m, n): the variant takes shapes with min(a, b) <= 64, the bound c2r's
+// scratch has too.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <string>
 #include <vector>
 
 #include "tlab/inplace_rect_index.hpp"
 
+#if defined(__CUDACC__)
+#define TLAB_UNROLL _Pragma("unroll")
+#else
+#define TLAB_UNROLL
+#endif
+
 namespace tlab::blocks {
 
 struct Layout {
-  std::int64_t g = 0;      // side of a block, elements in a segment
-  std::int64_t count = 0;  // blocks
-  bool tall = false;       // blocks first, then segments; else segments first
-  std::int64_t R = 0, C = 0;  // the segment matrix the segment pass transposes
+  std::int64_t g = 0, a = 0, b = 0;  // blocks of g x g, a down and b across
+  c2r::Divisor da, dg;               // division by a and by g
+  std::int64_t segments() const { return a * g * b; }
+  // The position whose segment moves to q (the gather form of the permutation).
+  TLAB_HD std::int64_t source(std::int64_t q) const {
+    const std::int64_t t = c2r::quot(q, da), i = q - t * a;  // q = t a + I
+    const std::int64_t j = c2r::quot(t, dg), x = t - j * g;  // t = J g + x
+    return (i * g + x) * b + j;
+  }
 };
 
+constexpr std::int64_t kMaxCofactor = 64;
 // Above this many segments, building the cycle table on the host takes longer than the
-// transposes it serves (about a second); such shapes go to the other decomposition.
+// transposes it serves (about a second).
 constexpr std::int64_t kMaxSegments = std::int64_t{1} << 28;
 
 // Why m x n cannot be transposed this way, or "" when it can.
 inline std::string refusal(std::int64_t m, std::int64_t n) {
   if (m <= 0 || n <= 0) return "empty shape";
-  const std::int64_t lo = m < n ? m : n, hi = m < n ? n : m;
-  if (hi % lo != 0) return "the block decomposition needs one side to divide the other, not " + std::to_string(m) + " x " + std::to_string(n);
-  if (hi > kMaxSegments) return "more than 2^28 segments (" + std::to_string(hi) + "): the cycle table would take too long to build";
+  const std::int64_t g = std::gcd(m, n), lo = std::min(m, n) / g, hi = std::max(m, n);
+  if (lo > kMaxCofactor)
+    return "the block decomposition needs gcd(m, n) to be at least min(m, n) / " + std::to_string(kMaxCofactor) +
+           " (gcd(" + std::to_string(m) + ", " + std::to_string(n) + ") = " + std::to_string(g) + ")";
+  if (lo * hi > kMaxSegments) return "more than 2^28 segments: the cycle table would take too long to build";
   return "";
 }
 
 inline Layout layout(std::int64_t m, std::int64_t n) {
   Layout l;
-  l.tall = m >= n;
-  l.g = l.tall ? n : m;
-  l.count = (l.tall ? m : n) / l.g;
-  l.R = l.tall ? l.count : l.g;
-  l.C = l.tall ? l.g : l.count;
+  l.g = std::gcd(m, n);
+  l.a = m / l.g;
+  l.b = n / l.g;
+  l.da = c2r::divisor(l.a);
+  l.dg = c2r::divisor(l.g);
   return l;
 }
 
-// Where the item that position q of the transposed R x C segment matrix receives comes
-// from; `last` divides by R C - 1.
-TLAB_HD std::int64_t segment_source(std::int64_t q, std::int64_t C, c2r::Divisor last) {
-  return q == last.d ? q : c2r::mod(q * C, last);
-}
-
-// The smallest position of every cycle longer than one of the R x C transpose's
-// permutation, in increasing order: at most RC / 2 entries.
-inline std::vector<std::int64_t> cycle_leaders(std::int64_t R, std::int64_t C) {
+// The smallest position of every cycle longer than one, in increasing order: at most N / 2.
+inline std::vector<std::int64_t> cycle_leaders(const Layout& l) {
   std::vector<std::int64_t> leaders;
-  const std::int64_t N = R * C;
-  if (R == 1 || C == 1 || N < 3) return leaders;
-  const c2r::Divisor last = c2r::divisor(N - 1);
+  const std::int64_t N = l.segments();
   std::vector<bool> seen(static_cast<std::size_t>(N), false);
-  for (std::int64_t p = 1; p < N - 1; ++p) {
+  for (std::int64_t p = 0; p < N; ++p) {
     if (seen[p]) continue;
-    std::int64_t q = segment_source(p, C, last);
+    std::int64_t q = l.source(p);
     if (q == p) continue;
     leaders.push_back(p);
-    for (; q != p; q = segment_source(q, C, last)) seen[q] = true;
+    for (; q != p; q = l.source(q)) seen[q] = true;
   }
   return leaders;
 }
@@ -79,27 +87,26 @@ inline std::vector<std::int64_t> cycle_leaders(std::int64_t R, std::int64_t C) {
 // `load(pos)` and `store(pos, value)` for one word of each segment. Sources are loaded L
 // at a time before the L stores: a thread's store to a position always follows its own
 // load of that position, so the batches stay exact while L loads are in flight.
-template <int L, typename Mover>
-TLAB_HD void follow_cycle(std::int64_t leader, std::int64_t C, c2r::Divisor last, Mover& m) {
+template <int L, typename Mover> TLAB_HD void follow_cycle(std::int64_t leader, const Layout& l, Mover& m) {
   const auto first = m.load(leader);
   std::int64_t at = leader;
   for (;;) {
     std::int64_t src[L];
     decltype(m.load(leader)) val[L];
     int k = 0;
-    std::int64_t s = segment_source(at, C, last);
-#pragma unroll
+    std::int64_t s = l.source(at);
+    TLAB_UNROLL
     for (int i = 0; i < L; ++i) {
       if (s != leader && k == i) {
         src[i] = s;
         ++k;
-        s = segment_source(s, C, last);
+        s = l.source(s);
       }
     }
-#pragma unroll
+    TLAB_UNROLL
     for (int i = 0; i < L; ++i)
       if (i < k) val[i] = m.load(src[i]);
-#pragma unroll
+    TLAB_UNROLL
     for (int i = 0; i < L; ++i)
       if (i < k) {
         m.store(at, val[i]);

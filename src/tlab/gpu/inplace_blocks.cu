@@ -1,4 +1,4 @@
-// GPU in-place transpose of an m x n matrix when one side divides the other
+// GPU in-place transpose of an m x n matrix whose sides share a large factor
 // (tlab/inplace_blocks_index.hpp): the g x g blocks through the tile-pair kernel in one
 // launch, and the segment permutation by cycle following, one thread per word of a segment
 // and cycle, so that a warp moves 512 contiguous bytes per instruction.
@@ -36,12 +36,12 @@ template <int W> struct SegmentWord {
 template <int W>
 __global__ void __launch_bounds__(kBlock) follow_segment_cycles(unsigned char* base, std::int64_t seg_bytes,
                                                                 const std::int64_t* __restrict__ table,
-                                                                std::int64_t C, c2r::Divisor last, c2r::Divisor wps) {
+                                                                blocks::Layout l, c2r::Divisor wps) {
   const std::int64_t items = table[0] * wps.d, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < items; k += stride) {
     const std::int64_t cycle = c2r::quot(k, wps), w = k - cycle * wps.d;
     SegmentWord<W> mover{base, seg_bytes, w * W};
-    blocks::follow_cycle<kBatch>(table[1 + cycle], C, last, mover);
+    blocks::follow_cycle<kBatch>(table[1 + cycle], l, mover);
   }
 }
 
@@ -63,13 +63,13 @@ void permute_segments(void* m, std::int64_t seg_bytes, const blocks::Layout& l, 
   TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(items, kBlock), 1, 8LL * sms));
   auto* b = static_cast<unsigned char*>(m);
-  const c2r::Divisor last = c2r::divisor(l.R * l.C - 1), per = c2r::divisor(wps);
+  const c2r::Divisor per = c2r::divisor(wps);
   switch (w) {
-    case 16: follow_segment_cycles<16><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l.C, last, per); break;
-    case 8: follow_segment_cycles<8><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l.C, last, per); break;
-    case 4: follow_segment_cycles<4><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l.C, last, per); break;
-    case 2: follow_segment_cycles<2><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l.C, last, per); break;
-    default: follow_segment_cycles<1><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l.C, last, per); break;
+    case 16: follow_segment_cycles<16><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
+    case 8: follow_segment_cycles<8><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
+    case 4: follow_segment_cycles<4><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
+    case 2: follow_segment_cycles<2><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
+    default: follow_segment_cycles<1><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
   }
   TLAB_CUDA_LAUNCHED();
 }
@@ -94,13 +94,12 @@ const std::int64_t* cached_table(Shape s, std::int64_t& cycles) {
 }  // namespace
 
 std::int64_t in_place_blocks_scratch_bytes(Shape s) {
-  const std::int64_t hi = std::max(s.rows, s.cols);
-  return (1 + hi / 2) * static_cast<std::int64_t>(sizeof(std::int64_t));
+  return (1 + blocks::layout(s.rows, s.cols).segments() / 2) * static_cast<std::int64_t>(sizeof(std::int64_t));
 }
 
 std::int64_t fill_in_place_blocks_table(Shape s, void* table) {
   const blocks::Layout l = blocks::layout(s.rows, s.cols);
-  std::vector<std::int64_t> t = blocks::cycle_leaders(l.R, l.C);
+  std::vector<std::int64_t> t = blocks::cycle_leaders(l);
   const auto cycles = static_cast<std::int64_t>(t.size());
   t.insert(t.begin(), cycles);
   TLAB_CUDA(cudaMemcpy(table, t.data(), t.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
@@ -111,16 +110,14 @@ void transpose_in_place_blocks(void* m, Shape s, int elem, const void* table, st
   if (const std::string why = blocks::refusal(s.rows, s.cols); !why.empty())
     throw std::invalid_argument("in-place block transpose: " + why);
   const blocks::Layout l = blocks::layout(s.rows, s.cols);
-  const std::int64_t seg_bytes = l.g * elem;
   const auto* t = static_cast<const std::int64_t*>(table);
-  if (l.tall) transpose_square_blocks_in_place(m, l.g, l.count, elem, stream);
-  permute_segments(m, seg_bytes, l, t, cycles, stream);
-  if (!l.tall) transpose_square_blocks_in_place(m, l.g, l.count, elem, stream);
+  transpose_square_blocks_in_place(m, l.g, l.a * l.b, s.cols, l.b, elem, stream);
+  permute_segments(m, l.g * elem, l, t, cycles, stream);
 }
 
 void register_gpu_inplace_blocks(Registry& r) {
   Variant v = gpu_variant("gpu/inplace-rect/blocks", "gpu-inplace-rect", Placement::in_place, {{"batch", std::to_string(kBatch)}},
-                          "m x n in place when one side divides the other: g x g blocks by tile pairs, then their rows "
+                          "m x n in place when gcd(m, n) >= min(m, n) / 64: g x g blocks by tile pairs, then their rows "
                           "by cycle following (two passes)");
   v.any_shape = true;
   // A square is one block: the tile-pair kernels (gpu/word-inplace/*) are that pass alone,
@@ -140,7 +137,7 @@ void register_gpu_inplace_blocks(Registry& r) {
       // A plan's scratch, filled by prepare_scratch: the count is its first word. The kernel
       // reads it from there; the host needs only a bound for the grid.
       table = op.scratch;
-      cycles = std::max(op.shape.rows, op.shape.cols) / 2;
+      cycles = blocks::layout(op.shape.rows, op.shape.cols).segments() / 2;
     } else {
       table = cached_table(op.shape, cycles);
     }

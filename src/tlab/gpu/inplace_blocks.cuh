@@ -9,15 +9,15 @@
 
 namespace tlab::gpu {
 
-// Bytes of the cycle table for `s`: a count and at most max(m, n) / 2 leaders, 64 bits each.
+// Bytes of the cycle table for `s`: a count and at most N / 2 leaders (N segments), 64 bits each.
 std::int64_t in_place_blocks_scratch_bytes(Shape s);
 
 // Builds the table on the host and copies it to `table` (device memory of
 // in_place_blocks_scratch_bytes(s) bytes); returns the number of cycles.
 std::int64_t fill_in_place_blocks_table(Shape s, void* table);
 
-// Transposes the m x n matrix at `m` (device memory, one side a multiple of the other) in
-// place on `stream`. `cycles` is the table's count or any bound above it.
+// Transposes the m x n matrix at `m` (device memory; blocks::refusal(m, n) empty) in place
+// on `stream`. `cycles` is the table's count or any bound above it.
 void transpose_in_place_blocks(void* m, Shape s, int elem, const void* table, std::int64_t cycles, cudaStream_t stream);
 
 }  // namespace tlab::gpu

@@ -1,7 +1,7 @@
 // Word-wide in-place transpose of a square matrix: the tiles of word_tile.cuh, one block per
 // tile pair. Only the T(T+1)/2 blocks that own a pair (tile (i, j) with i <= j and its mirror)
-// are launched, so no block starts just to exit. Several square matrices stored one after
-// another go in one launch (gridDim.y), for the rectangular block decomposition.
+// are launched, so no block starts just to exit. The g x g blocks of a larger matrix go in
+// one launch (gridDim.y), for the rectangular block decomposition.
 #include <cmath>
 
 #include "tlab/gpu/word_inplace.cuh"
@@ -22,45 +22,47 @@ __device__ __forceinline__ void pair_of(std::int64_t k, std::int64_t& i, std::in
 
 template <int S, int W, int LAYOUT>
 __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs,
-                                                                    std::int64_t count) {
+                                                                    std::int64_t count, std::int64_t ld, std::int64_t per_row) {
   extern __shared__ unsigned char smem_raw[];
   constexpr int side = Geometry<S, W>::side;
   Word<W>* a = reinterpret_cast<Word<W>*>(smem_raw);
   Word<W>* b = a + side * kWords;
   for (std::int64_t y = blockIdx.y; y < count; y += gridDim.y)
   for (std::int64_t k = blockIdx.x; k < pairs; k += gridDim.x) {
-    unsigned char* m = base + y * n * n * S;
+    unsigned char* m = base + ((y / per_row) * n * ld + (y % per_row) * n) * S;  // block y of a grid per_row wide
     std::int64_t ti = 0, tj = 0;
     pair_of(k, ti, tj);
     const std::int64_t ar = ti * side, ac = tj * side;  // tile a at (ar, ac), its mirror b at (ac, ar)
-    load_tile<S, W, LAYOUT>(a, m, n, n, ar, ac);
-    if (ti != tj) load_tile<S, W, LAYOUT>(b, m, n, n, ac, ar);
+    load_tile<S, W, LAYOUT>(a, m, n, n, ar, ac, ld);
+    if (ti != tj) load_tile<S, W, LAYOUT>(b, m, n, n, ac, ar, ld);
     __syncthreads();
-    store_tile_transposed<S, W, LAYOUT>(a, m, n, n, ar, ac);  // a^T into b's place
-    if (ti != tj) store_tile_transposed<S, W, LAYOUT>(b, m, n, n, ac, ar);
+    store_tile_transposed<S, W, LAYOUT>(a, m, n, n, ar, ac, ld);  // a^T into b's place
+    if (ti != tj) store_tile_transposed<S, W, LAYOUT>(b, m, n, n, ac, ar, ld);
     __syncthreads();
   }
 }
 
 template <int S, int W> constexpr std::size_t pair_smem() { return 2 * Geometry<S, W>::smem_bytes; }
 
-template <int S, int W, int LAYOUT> void launch(void* m, std::int64_t n, std::int64_t count, cudaStream_t stream) {
+template <int S, int W, int LAYOUT>
+void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   static unsigned long long smem_allowed = 0;
   auto k = transpose_words_in_place<S, W, LAYOUT>;
   allow_smem(k, pair_smem<S, W>(), smem_allowed);
   const std::int64_t t = ceil_div(n, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(pairs, 0x7fffffff));
   const dim3 grid(blocks, static_cast<unsigned>(std::min(count, kMaxGridY)));
-  k<<<grid, kThreads, pair_smem<S, W>(), stream>>>(static_cast<unsigned char*>(m), n, pairs, count);
+  k<<<grid, kThreads, pair_smem<S, W>(), stream>>>(static_cast<unsigned char*>(m), n, pairs, count, ld, per_row);
   TLAB_CUDA_LAUNCHED();
 }
 
 // Rows off a word go element by element here: the shifted rows of the out-of-place kernel
 // measured slower in place (uint16 at 8191^2: 50% of memcpy against 68%).
-template <int S, int W> void run_in_place(void* m, std::int64_t n, std::int64_t count, cudaStream_t stream) {
-  Layout l = row_layout(m, m, n, n, S, W);
+template <int S, int W>
+void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
+  Layout l = row_layout(m, m, n, n, S, W);  // ld is a multiple of n: its rows sit on words when n's do
   with_layout<S, W>(l == kShiftedRows ? kByElement : l,
-                    [&](auto layout) { launch<S, W, decltype(layout)::value>(m, n, count, stream); });
+                    [&](auto layout) { launch<S, W, decltype(layout)::value>(m, n, count, ld, per_row, stream); });
 }
 
 template <int W> void add_word_in_place(Registry& r) {
@@ -69,7 +71,7 @@ template <int W> void add_word_in_place(Registry& r) {
                           "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched");
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W>(op.out, op.shape.rows, 1, stream_of(op));
+    if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op));
   });
   keep_fitting_types<W, 2>(v);
   r.add(std::move(v));
@@ -78,13 +80,14 @@ template <int W> void add_word_in_place(Registry& r) {
 }  // namespace
 
 // The word size per element size that the H100 and H200 tuning tables chose for squares.
-void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t count, int elem, cudaStream_t stream) {
+void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row,
+                                      int elem, cudaStream_t stream) {
   switch (elem) {
-    case 1: return run_in_place<1, 4>(m, n, count, stream);
-    case 2: return run_in_place<2, 8>(m, n, count, stream);
-    case 4: return run_in_place<4, 8>(m, n, count, stream);
-    case 8: return run_in_place<8, 16>(m, n, count, stream);
-    case 16: return run_in_place<16, 16>(m, n, count, stream);
+    case 1: return run_in_place<1, 4>(m, n, count, ld, per_row, stream);
+    case 2: return run_in_place<2, 8>(m, n, count, ld, per_row, stream);
+    case 4: return run_in_place<4, 8>(m, n, count, ld, per_row, stream);
+    case 8: return run_in_place<8, 16>(m, n, count, ld, per_row, stream);
+    case 16: return run_in_place<16, 16>(m, n, count, ld, per_row, stream);
   }
   throw std::invalid_argument("square in-place transpose: element size " + std::to_string(elem) +
                               " is not 1, 2, 4, 8 or 16 bytes");

@@ -6,8 +6,10 @@
 
 namespace tlab::gpu {
 
-// Transposes in place, on `stream`, each of `count` n x n matrices of `elem`-byte elements
-// stored one after another from `m` (device memory), in one launch.
-void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t count, int elem, cudaStream_t stream);
+// Transposes in place, on `stream`, in one launch, each of the `count` n x n blocks of a
+// matrix at `m` (device memory) of `elem`-byte elements, `ld` elements from one row to the
+// next (a multiple of n), whose blocks form a grid `per_row` blocks wide.
+void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row,
+                                      int elem, cudaStream_t stream);
 
 }  // namespace tlab::gpu

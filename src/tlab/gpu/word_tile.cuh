@@ -229,22 +229,23 @@ __device__ __forceinline__ void store_shifted(unsigned char* at, const Word<W>& 
   }
 }
 
-// Fills the shared tile with the side x side block of `src` (rows x cols elements, row major)
-// whose top-left element is (r0, c0), in whole words (shifted ones for kShiftedRows); the
+// Fills the shared tile with the side x side block of `src` (rows x cols elements, row major,
+// `ld` elements from one row to the next where not 0) whose top-left element is (r0, c0), in whole words (shifted ones for kShiftedRows); the
 // edge tiles of a matrix whose rows are not all on words go element by element. A tile
 // wholly inside the matrix (all but the edges) takes a path with no bounds checks and one
 // address computed per thread, the rest by constant offsets: per-access 64-bit index
 // arithmetic costs more issue slots than the loads themselves for 1-byte elements.
 template <int S, int W, int LAYOUT>
 __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __restrict__ src, std::int64_t rows,
-                                          std::int64_t cols, std::int64_t r0, std::int64_t c0) {
+                                          std::int64_t cols, std::int64_t r0, std::int64_t c0, std::int64_t ld = 0) {
+  const std::int64_t pitch = ld ? ld : cols;  // elements from one row to the next
   using G = Geometry<S, W>;
   constexpr int E = G::E;
   const int w = threadIdx.x % kWords, r_first = threadIdx.x / kWords;
   if ((LAYOUT != kByElement || E == 1) && r0 + G::side <= rows && c0 + G::side <= cols) {
-    const std::int64_t step = kRowsPerPass * cols * S;
+    const std::int64_t step = kRowsPerPass * pitch * S;
     if constexpr (LAYOUT == kShiftedRows && E > 1) {
-      const unsigned char* p = src + ((r0 + r_first) * cols + c0) * S;
+      const unsigned char* p = src + ((r0 + r_first) * pitch + c0) * S;
       const unsigned char* end = src + rows * cols * S;
 #pragma unroll 4
       for (int k = 0; k < G::side / kRowsPerPass; ++k) {
@@ -252,7 +253,7 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
         sm[r * kWords + swizzled<E>(r, w)] = load_shifted<S, W>(p + k * step, end, w);
       }
     } else {
-      const unsigned char* p = src + ((r0 + r_first) * cols + c0 + static_cast<std::int64_t>(w) * E) * S;
+      const unsigned char* p = src + ((r0 + r_first) * pitch + c0 + static_cast<std::int64_t>(w) * E) * S;
 #pragma unroll
       for (int k = 0; k < G::side / kRowsPerPass; ++k) {
         const int r = r_first + k * kRowsPerPass;
@@ -266,7 +267,7 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
     const std::int64_t gr = r0 + r, gc = c0 + static_cast<std::int64_t>(w) * E;
     Word<W> v{};
     if (gr < rows) {
-      const std::int64_t at = gr * cols + gc;
+      const std::int64_t at = gr * pitch + gc;
       if constexpr (LAYOUT == kAlignedRows || E == 1) {
         if (gc < cols) v = *reinterpret_cast<const Word<W>*>(src + at * S);
       } else {
@@ -280,20 +281,22 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
 }
 
 // Stores the transpose of the shared tile (the block at (r0, c0) of a rows x cols matrix)
-// into `dst`, the cols x rows output, at (c0, r0). Thread (v, w) takes the E x E block of
+// into `dst`, the cols x rows output (`ld` elements from one output row to the next where
+// not 0), at (c0, r0). Thread (v, w) takes the E x E block of
 // tile rows vE.. and word column w, and writes E words into output rows wE.. at word v.
 template <int S, int W, int LAYOUT>
 __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigned char* __restrict__ dst,
                                                       std::int64_t rows, std::int64_t cols, std::int64_t r0,
-                                                      std::int64_t c0) {
+                                                      std::int64_t c0, std::int64_t ld = 0) {
+  const std::int64_t pitch = ld ? ld : rows;  // elements from one output row to the next
   using G = Geometry<S, W>;
   constexpr int E = G::E;
   const int v = threadIdx.x % kWords, w_first = threadIdx.x / kWords;
   const std::int64_t ocol = r0 + static_cast<std::int64_t>(v) * E;
   if ((LAYOUT != kByElement || E == 1) && r0 + G::side <= rows && c0 + G::side <= cols) {
-    const std::int64_t row_bytes = rows * S;
+    const std::int64_t row_bytes = pitch * S;
     if constexpr (LAYOUT == kShiftedRows && E > 1) {
-      unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * rows + r0) * S;
+      unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * pitch + r0) * S;
 #pragma unroll 2
       for (int it = 0; it < kWords / kRowsPerPass; ++it) {
         const int w = w_first + it * kRowsPerPass;
@@ -307,7 +310,7 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
       }
       return;
     }
-    unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * rows + ocol) * S;
+    unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * pitch + ocol) * S;
 #pragma unroll
     for (int it = 0; it < kWords / kRowsPerPass; ++it) {
       const int w = w_first + it * kRowsPerPass;
@@ -331,7 +334,7 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
     for (int j = 0; j < E; ++j) {
       const std::int64_t orow = c0 + static_cast<std::int64_t>(w) * E + j;
       if (orow >= cols) break;
-      const std::int64_t at = orow * rows + ocol;
+      const std::int64_t at = orow * pitch + ocol;
       if constexpr (LAYOUT == kAlignedRows || E == 1) {
         if (ocol < rows) *reinterpret_cast<Word<W>*>(dst + at * S) = out[j];
       } else {
