@@ -32,35 +32,52 @@ void transpose_blocks(std::vector<std::int64_t>& v, const blocks::Layout& l) {
           std::swap(v[(I * l.g + i) * n + J * l.g + j], v[(I * l.g + j) * n + J * l.g + i]);
 }
 
+// Pass 2 as the GPU runs it: the stretches' first items saved, then every short cycle and
+// every stretch moved (in any order: they touch disjoint positions).
+template <int L> void permute_segments(std::vector<std::int64_t>& v, const blocks::Layout& l) {
+  const blocks::CycleTable t = blocks::cycle_table(l);
+  for (std::int64_t off = 0; off < l.g; ++off) {
+    ElementOfSegments mv{v.data(), l.g, off};
+    std::vector<std::int64_t> saved;
+    for (std::int64_t j = 0; j < t.stretch_count(); ++j) saved.push_back(mv.load(t.stretches[3 * j]));
+    for (std::int64_t c = t.short_count() - 1; c >= 0; --c)
+      blocks::follow_stretch<L>(t.cycles[2 * c], t.cycles[2 * c + 1], l, mv, mv.load(t.cycles[2 * c]));
+    for (std::int64_t j = t.stretch_count() - 1; j >= 0; --j)
+      blocks::follow_stretch<L>(t.stretches[3 * j], t.stretches[3 * j + 1], l, mv, saved[t.stretches[3 * j + 2]]);
+  }
+}
+
 template <int L> std::vector<std::int64_t> transposed_by_blocks(std::int64_t m, std::int64_t n) {
   std::vector<std::int64_t> v(m * n);
   std::iota(v.begin(), v.end(), 0);
   const blocks::Layout l = blocks::layout(m, n);
   transpose_blocks(v, l);
-  for (std::int64_t leader : blocks::cycle_leaders(l))
-    for (std::int64_t off = 0; off < l.g; ++off) {
-      ElementOfSegments mv{v.data(), l.g, off};
-      blocks::follow_cycle<L>(leader, l, mv);
-    }
+  permute_segments<L>(v, l);
   return v;
 }
 
-// Whether the leaders name every cycle once: walking from each covers every moving
-// position exactly once and never meets a smaller position.
-bool leaders_cover_each_cycle_once(std::int64_t m, std::int64_t n) {
+// Whether the table covers every moving position exactly once: each short cycle from its
+// leader, each long one as consecutive stretches that close the cycle.
+bool table_covers_each_position_once(std::int64_t m, std::int64_t n) {
   const blocks::Layout l = blocks::layout(m, n);
-  const std::int64_t N = l.segments();
-  std::vector<int> seen(N, 0);
-  for (std::int64_t p : blocks::cycle_leaders(l)) {
-    std::int64_t q = p;
-    do {
-      if (q < p || seen[q]++) return false;
-      q = l.source(q);
-    } while (q != p);
+  const blocks::CycleTable t = blocks::cycle_table(l);
+  std::vector<int> seen(l.segments(), 0);
+  auto walk = [&](std::int64_t q, std::int64_t moves) {
+    for (; moves > 0; --moves, q = l.source(q))
+      if (seen[q]++) return false;
+    return true;
+  };
+  for (std::int64_t c = 0; c < t.short_count(); ++c)
+    if (!walk(t.cycles[2 * c], t.cycles[2 * c + 1]) || t.cycles[2 * c + 1] > blocks::stretch_moves(l)) return false;
+  for (std::int64_t j = 0; j < t.stretch_count(); ++j) {
+    std::int64_t q = t.stretches[3 * j];
+    if (!walk(q, t.stretches[3 * j + 1])) return false;
+    for (std::int64_t k = 0; k < t.stretches[3 * j + 1]; ++k) q = l.source(q);
+    if (q != t.stretches[3 * t.stretches[3 * j + 2]]) return false;  // it ends where the next begins
   }
-  for (std::int64_t p = 0; p < N; ++p)
+  for (std::int64_t p = 0; p < l.segments(); ++p)
     if (!seen[p] && l.source(p) != p) return false;
-  return true;
+  return t.short_count() <= blocks::max_short_cycles(l) && t.stretch_count() <= blocks::max_stretches(l);
 }
 
 }  // namespace
@@ -91,15 +108,40 @@ TEST_CASE("the block decomposition on 256:1, 1:256, 3:2, shared factors and prim
   }
 }
 
-TEST_CASE("the cycle table names every cycle once, from its smallest position") {
-  for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{
-           {2, 3}, {3, 2}, {8192, 2048}, {65536, 256}, {16384, 1024}, {7, 13}, {1, 9}, {9, 1}, {1, 1}, {300, 200}, {1080, 1920}}) {
+TEST_CASE("the cycle table covers every moving segment once, long cycles cut into stretches that close them") {
+  for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{2, 3},       {3, 2},      {8192, 2048}, {65536, 256},
+                                                                        {16384, 1024}, {7, 13},     {1, 9},       {9, 1},
+                                                                        {1, 1},        {300, 200},  {1080, 1920}, {12288, 8192},
+                                                                        {3072, 1024},  {6144, 4096}}) {
     CAPTURE(m);
     CAPTURE(n);
-    CHECK(leaders_cover_each_cycle_once(m, n));
+    CHECK(table_covers_each_position_once(m, n));
   }
-  CHECK(blocks::cycle_leaders(blocks::layout(65536, 256)).size() == (256 * 256 - 256) / 2);  // 256 x 256 segments: pairs swap
-  CHECK(blocks::cycle_leaders(blocks::layout(1, 1000)).empty());
+  const blocks::CycleTable swaps = blocks::cycle_table(blocks::layout(65536, 256));  // 256 x 256 segments
+  CHECK(swaps.short_count() == (256 * 256 - 256) / 2);
+  CHECK(swaps.stretch_count() == 0);
+  const blocks::CycleTable few = blocks::cycle_table(blocks::layout(12288, 8192));  // 14 cycles, the longest 21688
+  CHECK(few.short_count() + few.stretch_count() > 50);
+  CHECK(blocks::cycle_table(blocks::layout(1, 1000)).stretch_count() == 0);
+  CHECK(blocks::cycle_table(blocks::layout(1, 1000)).short_count() == 0);
+}
+
+TEST_CASE("the stretches' saved copies stay within 64 max(m, n) elements") {
+  for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{12288, 8192}, {64 * 1021, 63 * 1021}, {3, 2}}) {
+    const blocks::Layout l = blocks::layout(m, n);
+    CAPTURE(m);
+    CAPTURE(n);
+    CHECK(blocks::max_stretches(l) * l.g <= 64 * std::max(m, n) + l.g);
+  }
+}
+
+TEST_CASE("long cycles cut into stretches transpose exactly (12288 x 8192's structure, scaled down)") {
+  // 3 x 2 blocks of 96: a few long cycles, each longer than a stretch of 32 moves.
+  const std::int64_t m = 3 * 96, n = 2 * 96;
+  const blocks::CycleTable t = blocks::cycle_table(blocks::layout(m, n));
+  REQUIRE(t.stretch_count() > 0);
+  CHECK(tlab_test::is_index_transpose(transposed_by_blocks<4>(m, n), m, n));
+  CHECK(tlab_test::is_index_transpose(transposed_by_blocks<3>(m, n), m, n));
 }
 
 TEST_CASE("the block decomposition refuses shapes with too small a common factor, and empty ones") {

@@ -4,12 +4,12 @@
 // transposes every block in place (the tile-pair kernel). Row x of block (I, J) then holds
 // what row x of the result's block (J, I) needs, in order: the "segment" of g elements at
 // position (I g + x) b + J must move to (J g + x) a + I. Pass 2 does that permutation by
-// following its cycles from a table of one position per cycle, built on the host (for b = 1
-// it is the transpose of an a x g matrix of segments).
+// following its cycles from a table built on the host (for b = 1 it is the transpose of an
+// a x g matrix of segments).
 //
 // Every segment is read once and written once, so the whole transpose moves each byte twice;
 // the decomposition of Catanzaro et al. moves it four to six times and reads one element per
-// sector in its column passes. The table has at most N / 2 entries for N = a g b segments,
+// sector in its column passes. The table has at most N / 2 cycles for N = a g b segments,
 // which is min(a, b) max(m, n): the variant takes shapes with min(a, b) <= 64, the bound c2r's
 // scratch has too.
 #pragma once
@@ -67,55 +67,79 @@ inline Layout layout(std::int64_t m, std::int64_t n) {
   return l;
 }
 
-// The smallest position of every cycle longer than one, in increasing order: at most N / 2.
-inline std::vector<std::int64_t> cycle_leaders(const Layout& l) {
-  std::vector<std::int64_t> leaders;
-  const std::int64_t N = l.segments();
+// Pass 2's work list. A cycle of at most `stretch` moves is followed by one thread per word
+// (its leader's own item held in a register until the end). A longer one, of which a shape
+// with both a, b > 1 may have a handful of tens of thousands of moves, is cut into stretches
+// of `stretch` moves, so that its steps run in parallel: the item at each stretch's start is
+// saved first (one launch), then each stretch moves its items and takes the last one from
+// the next stretch's saved copy (a second launch).
+struct CycleTable {
+  std::vector<std::int64_t> cycles;     // (leader, moves) of each short cycle
+  std::vector<std::int64_t> stretches;  // (start, moves, index of the next stretch) of the long ones
+  std::int64_t short_count() const { return static_cast<std::int64_t>(cycles.size() / 2); }
+  std::int64_t stretch_count() const { return static_cast<std::int64_t>(stretches.size() / 3); }
+};
+
+// Moves per stretch: 32, or more where the saved copies (g elements per stretch, at most
+// 2 N / stretch stretches) would pass 64 max(m, n) elements.
+inline std::int64_t stretch_moves(const Layout& l) {
+  const std::int64_t hi = std::max(l.a, l.b) * l.g;
+  return std::max<std::int64_t>(32, (2 * l.segments() * l.g + 64 * hi - 1) / (64 * hi));
+}
+// Bounds on the counts, for memory sized before the table is built.
+inline std::int64_t max_short_cycles(const Layout& l) { return l.segments() / 2; }
+inline std::int64_t max_stretches(const Layout& l) { return 2 * l.segments() / stretch_moves(l) + 1; }
+
+inline CycleTable cycle_table(const Layout& l) {
+  CycleTable t;
+  const std::int64_t N = l.segments(), T = stretch_moves(l);
   std::vector<bool> seen(static_cast<std::size_t>(N), false);
+  std::vector<std::int64_t> starts;
   for (std::int64_t p = 0; p < N; ++p) {
-    if (seen[p]) continue;
-    std::int64_t q = l.source(p);
-    if (q == p) continue;
-    leaders.push_back(p);
-    for (; q != p; q = l.source(q)) seen[q] = true;
+    if (seen[p] || l.source(p) == p) continue;
+    starts.clear();
+    std::int64_t len = 0, q = p;
+    do {
+      if (len % T == 0) starts.push_back(q);
+      seen[q] = true;
+      q = l.source(q);
+      ++len;
+    } while (q != p);
+    if (len <= T) {
+      t.cycles.insert(t.cycles.end(), {p, len});
+      continue;
+    }
+    const auto first = t.stretch_count(), k = static_cast<std::int64_t>(starts.size());
+    for (std::int64_t j = 0; j < k; ++j)
+      t.stretches.insert(t.stretches.end(), {starts[j], std::min(T, len - j * T), first + (j + 1) % k});
   }
-  return leaders;
+  return t;
 }
 
-// Moves one cycle: the item at each position is replaced by the one at its source, the
-// leader's own item going to the position before it in the cycle. `m` provides
-// `load(pos)` and `store(pos, value)` for one word of each segment. Sources are loaded L
-// at a time before the L stores: a thread's store to a position always follows its own
-// load of that position, so the batches stay exact while L loads are in flight.
-template <int L, typename Mover> TLAB_HD void follow_cycle(std::int64_t leader, const Layout& l, Mover& m) {
-  const auto first = m.load(leader);
-  std::int64_t at = leader;
-  for (;;) {
+// Moves `moves` items along a cycle from `start`: the item at each position is replaced by
+// the one at its source, and the last position gets `boundary` (the item that was at the
+// next stretch's start, or at the leader, before anything moved). `m` provides `load(pos)`
+// and `store(pos, value)` for one word of each segment. Sources are loaded L at a time
+// before the L stores: a thread's store to a position always follows its own load of it,
+// so the batches stay exact while L loads are in flight.
+template <int L, typename Mover, typename V>
+TLAB_HD void follow_stretch(std::int64_t start, std::int64_t moves, const Layout& l, Mover& m, V boundary) {
+  std::int64_t at = start;
+  while (moves > 0) {
     std::int64_t src[L];
-    decltype(m.load(leader)) val[L];
-    int k = 0;
+    V val[L];
+    const int k = moves < L ? static_cast<int>(moves) : L;
     std::int64_t s = l.source(at);
     TLAB_UNROLL
-    for (int i = 0; i < L; ++i) {
-      if (s != leader && k == i) {
-        src[i] = s;
-        ++k;
-        s = l.source(s);
-      }
-    }
+    for (int i = 0; i < L; ++i)
+      if (i < k) src[i] = s, s = l.source(s);
     TLAB_UNROLL
     for (int i = 0; i < L; ++i)
-      if (i < k) val[i] = m.load(src[i]);
+      if (i < k) val[i] = moves - i == 1 ? boundary : m.load(src[i]);
     TLAB_UNROLL
     for (int i = 0; i < L; ++i)
-      if (i < k) {
-        m.store(at, val[i]);
-        at = src[i];
-      }
-    if (k < L) {  // the cycle closed inside this batch
-      m.store(at, first);
-      return;
-    }
+      if (i < k) m.store(at, val[i]), at = src[i];
+    moves -= k;
   }
 }
 

@@ -31,17 +31,46 @@ template <int W> struct SegmentWord {
   }
 };
 
-// table[0] is the number of cycles, table[1..] their leaders. Work item k is word k % wps of
-// every segment of cycle k / wps; neighbouring threads take neighbouring words.
+// The device table: [short cycles, stretches, (leader, moves) per short cycle, (start, moves,
+// next) per stretch]; the saved copies of the stretches' first segments follow at
+// saved_offset(). Work item k is word k % wps of one cycle or stretch: neighbouring threads
+// take neighbouring words of the same segments.
+std::int64_t table_words(const blocks::Layout& l) {
+  return 2 + 2 * blocks::max_short_cycles(l) + 3 * blocks::max_stretches(l);
+}
+std::int64_t saved_offset(const blocks::Layout& l) { return ceil_div(table_words(l) * 8, 256) * 256; }
+
+template <int W>
+__global__ void __launch_bounds__(kBlock) save_stretch_starts(unsigned char* base, std::int64_t seg_bytes,
+                                                              const std::int64_t* __restrict__ table,
+                                                              word::Word<W>* __restrict__ saved, c2r::Divisor wps) {
+  const std::int64_t shorts = table[0], items = table[1] * wps.d;
+  const std::int64_t* st = table + 2 + 2 * shorts;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < items; k += stride) {
+    const std::int64_t j = c2r::quot(k, wps), w = k - j * wps.d;
+    saved[k] = SegmentWord<W>{base, seg_bytes, w * W}.load(st[3 * j]);
+  }
+}
+
 template <int W>
 __global__ void __launch_bounds__(kBlock) follow_segment_cycles(unsigned char* base, std::int64_t seg_bytes,
                                                                 const std::int64_t* __restrict__ table,
+                                                                const word::Word<W>* __restrict__ saved,
                                                                 blocks::Layout l, c2r::Divisor wps) {
-  const std::int64_t items = table[0] * wps.d, stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t shorts = table[0], items = (shorts + table[1]) * wps.d;
+  const std::int64_t* st = table + 2 + 2 * shorts;
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < items; k += stride) {
-    const std::int64_t cycle = c2r::quot(k, wps), w = k - cycle * wps.d;
+    const std::int64_t c = c2r::quot(k, wps), w = k - c * wps.d;
     SegmentWord<W> mover{base, seg_bytes, w * W};
-    blocks::follow_cycle<kBatch>(table[1 + cycle], l, mover);
+    if (c < shorts) {
+      const std::int64_t leader = table[2 + 2 * c];
+      blocks::follow_stretch<kBatch>(leader, table[3 + 2 * c], l, mover, mover.load(leader));
+    } else {
+      const std::int64_t* r = st + 3 * (c - shorts);
+      blocks::follow_stretch<kBatch>(r[0], r[1], l, mover, saved[r[2] * wps.d + w]);
+    }
   }
 }
 
@@ -52,67 +81,82 @@ int word_for(const void* m, std::int64_t seg_bytes) {
   return 1;
 }
 
-void permute_segments(void* m, std::int64_t seg_bytes, const blocks::Layout& l, const std::int64_t* table,
-                      std::int64_t cycles_bound, cudaStream_t stream) {
-  if (cycles_bound == 0) return;
-  const int w = word_for(m, seg_bytes);
-  const std::int64_t wps = seg_bytes / w;
-  const std::int64_t items = cycles_bound * wps;
+template <int W>
+void permute_segments(void* m, std::int64_t seg_bytes, const blocks::Layout& l, const void* scratch, std::int64_t shorts,
+                      std::int64_t stretches, cudaStream_t stream) {
+  const std::int64_t wps = seg_bytes / W;
   int sms = 0, dev = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  const auto blocks = static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(items, kBlock), 1, 8LL * sms));
+  auto grid = [&](std::int64_t items) {
+    return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(items, kBlock), 1, 8LL * sms));
+  };
   auto* b = static_cast<unsigned char*>(m);
+  const auto* table = static_cast<const std::int64_t*>(scratch);
+  auto* saved = reinterpret_cast<word::Word<W>*>(static_cast<unsigned char*>(const_cast<void*>(scratch)) + saved_offset(l));
   const c2r::Divisor per = c2r::divisor(wps);
-  switch (w) {
-    case 16: follow_segment_cycles<16><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
-    case 8: follow_segment_cycles<8><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
-    case 4: follow_segment_cycles<4><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
-    case 2: follow_segment_cycles<2><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
-    default: follow_segment_cycles<1><<<blocks, kBlock, 0, stream>>>(b, seg_bytes, table, l, per); break;
+  if (stretches > 0) {
+    save_stretch_starts<W><<<grid(stretches * wps), kBlock, 0, stream>>>(b, seg_bytes, table, saved, per);
+    TLAB_CUDA_LAUNCHED();
   }
-  TLAB_CUDA_LAUNCHED();
+  if (shorts + stretches > 0) {
+    follow_segment_cycles<W><<<grid((shorts + stretches) * wps), kBlock, 0, stream>>>(b, seg_bytes, table, saved, l, per);
+    TLAB_CUDA_LAUNCHED();
+  }
 }
 
-// The registered variant's cycle tables, one per (shape, device), made once and kept, so
-// that timed repetitions neither build nor upload them.
-const std::int64_t* cached_table(Shape s, std::int64_t& cycles) {
+// The registered variant's tables, one per (shape, element size, device), made once and
+// kept, so that timed repetitions neither build nor upload them.
+struct Cached {
+  DeviceBuffer buffer;
+  std::int64_t shorts = 0, stretches = 0;
+};
+const Cached& cached_table(Shape s, int elem) {
   static std::mutex mu;
-  static std::map<std::tuple<std::int64_t, std::int64_t, int>, std::pair<DeviceBuffer, std::int64_t>> tables;
+  static std::map<std::tuple<std::int64_t, std::int64_t, int, int>, Cached> tables;
   int dev = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
   std::lock_guard<std::mutex> lock(mu);
-  auto& slot = tables[std::make_tuple(s.rows, s.cols, dev)];
-  if (!slot.first.get()) {
-    slot.first = DeviceBuffer(static_cast<std::size_t>(in_place_blocks_scratch_bytes(s)));
-    slot.second = fill_in_place_blocks_table(s, slot.first.get());
+  Cached& slot = tables[std::make_tuple(s.rows, s.cols, elem, dev)];
+  if (!slot.buffer.get()) {
+    slot.buffer = DeviceBuffer(static_cast<std::size_t>(in_place_blocks_scratch_bytes(s, elem)));
+    const auto counts = fill_in_place_blocks_table(s, slot.buffer.get());
+    slot.shorts = counts.first;
+    slot.stretches = counts.second;
   }
-  cycles = slot.second;
-  return static_cast<const std::int64_t*>(slot.first.get());
+  return slot;
 }
 
 }  // namespace
 
-std::int64_t in_place_blocks_scratch_bytes(Shape s) {
-  return (1 + blocks::layout(s.rows, s.cols).segments() / 2) * static_cast<std::int64_t>(sizeof(std::int64_t));
-}
-
-std::int64_t fill_in_place_blocks_table(Shape s, void* table) {
+std::int64_t in_place_blocks_scratch_bytes(Shape s, int elem) {
   const blocks::Layout l = blocks::layout(s.rows, s.cols);
-  std::vector<std::int64_t> t = blocks::cycle_leaders(l);
-  const auto cycles = static_cast<std::int64_t>(t.size());
-  t.insert(t.begin(), cycles);
-  TLAB_CUDA(cudaMemcpy(table, t.data(), t.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
-  return cycles;
+  return saved_offset(l) + blocks::max_stretches(l) * l.g * elem;
 }
 
-void transpose_in_place_blocks(void* m, Shape s, int elem, const void* table, std::int64_t cycles, cudaStream_t stream) {
+std::pair<std::int64_t, std::int64_t> fill_in_place_blocks_table(Shape s, void* scratch) {
+  const blocks::CycleTable t = blocks::cycle_table(blocks::layout(s.rows, s.cols));
+  std::vector<std::int64_t> words{t.short_count(), t.stretch_count()};
+  words.insert(words.end(), t.cycles.begin(), t.cycles.end());
+  words.insert(words.end(), t.stretches.begin(), t.stretches.end());
+  TLAB_CUDA(cudaMemcpy(scratch, words.data(), words.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+  return {t.short_count(), t.stretch_count()};
+}
+
+void transpose_in_place_blocks(void* m, Shape s, int elem, const void* scratch, std::int64_t shorts,
+                               std::int64_t stretches, cudaStream_t stream) {
   if (const std::string why = blocks::refusal(s.rows, s.cols); !why.empty())
     throw std::invalid_argument("in-place block transpose: " + why);
   const blocks::Layout l = blocks::layout(s.rows, s.cols);
-  const auto* t = static_cast<const std::int64_t*>(table);
   transpose_square_blocks_in_place(m, l.g, l.a * l.b, s.cols, l.b, elem, stream);
-  permute_segments(m, l.g * elem, l, t, cycles, stream);
+  const std::int64_t seg_bytes = l.g * elem;
+  switch (word_for(m, seg_bytes)) {
+    case 16: return permute_segments<16>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    case 8: return permute_segments<8>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    case 4: return permute_segments<4>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    case 2: return permute_segments<2>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    default: return permute_segments<1>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+  }
 }
 
 void register_gpu_inplace_blocks(Registry& r) {
@@ -125,23 +169,22 @@ void register_gpu_inplace_blocks(Registry& r) {
   v.refuses_shape = [](DType, Shape s) {
     return s.square() ? std::string("a square matrix is one block: use gpu/word-inplace/*") : blocks::refusal(s.rows, s.cols);
   };
-  v.scratch_bytes = [](DType, Shape s) { return in_place_blocks_scratch_bytes(s); };
+  v.scratch_bytes = [](DType t, Shape s) { return in_place_blocks_scratch_bytes(s, static_cast<int>(dtype_size(t))); };
   v.prepare_scratch = [](DType, Shape s, void* scratch) { fill_in_place_blocks_table(s, scratch); };
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
     if (const std::string why = blocks::refusal(op.shape.rows, op.shape.cols); !why.empty())
       throw std::invalid_argument("gpu/inplace-rect/blocks: " + why);
-    std::int64_t cycles = 0;
-    const void* table = nullptr;
     if (op.scratch) {
-      // A plan's scratch, filled by prepare_scratch: the count is its first word. The kernel
-      // reads it from there; the host needs only a bound for the grid.
-      table = op.scratch;
-      cycles = blocks::layout(op.shape.rows, op.shape.cols).segments() / 2;
+      // A plan's scratch, filled by prepare_scratch: the kernels read the counts from it; the
+      // host needs only bounds for the grids.
+      const blocks::Layout l = blocks::layout(op.shape.rows, op.shape.cols);
+      transpose_in_place_blocks(op.out, op.shape, S, op.scratch, blocks::max_short_cycles(l), blocks::max_stretches(l),
+                                stream_of(op));
     } else {
-      table = cached_table(op.shape, cycles);
+      const Cached& c = cached_table(op.shape, S);
+      transpose_in_place_blocks(op.out, op.shape, S, c.buffer.get(), c.shorts, c.stretches, stream_of(op));
     }
-    transpose_in_place_blocks(op.out, op.shape, S, table, cycles, stream_of(op));
   });
   r.add(std::move(v));
 }

@@ -4,20 +4,24 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <utility>
 
 #include "tlab/matrix.hpp"
 
 namespace tlab::gpu {
 
-// Bytes of the cycle table for `s`: a count and at most N / 2 leaders (N segments), 64 bits each.
-std::int64_t in_place_blocks_scratch_bytes(Shape s);
+// Bytes of scratch for `s` with `elem`-byte elements: the cycle table (at most N / 2 short
+// cycles and 2 N / T + 1 stretches) and the stretches' saved segments (at most 64 max(m, n)
+// elements; tlab/inplace_blocks_index.hpp).
+std::int64_t in_place_blocks_scratch_bytes(Shape s, int elem);
 
-// Builds the table on the host and copies it to `table` (device memory of
-// in_place_blocks_scratch_bytes(s) bytes); returns the number of cycles.
-std::int64_t fill_in_place_blocks_table(Shape s, void* table);
+// Builds the table on the host and copies it to `scratch` (device memory of
+// in_place_blocks_scratch_bytes bytes); returns the numbers of short cycles and of stretches.
+std::pair<std::int64_t, std::int64_t> fill_in_place_blocks_table(Shape s, void* scratch);
 
 // Transposes the m x n matrix at `m` (device memory; blocks::refusal(m, n) empty) in place
-// on `stream`. `cycles` is the table's count or any bound above it.
-void transpose_in_place_blocks(void* m, Shape s, int elem, const void* table, std::int64_t cycles, cudaStream_t stream);
+// on `stream`. `shorts` and `stretches` are the table's counts or any bounds above them.
+void transpose_in_place_blocks(void* m, Shape s, int elem, const void* scratch, std::int64_t shorts,
+                               std::int64_t stretches, cudaStream_t stream);
 
 }  // namespace tlab::gpu
