@@ -36,6 +36,7 @@ struct Layout {
   // The position whose segment moves to q (the gather form of the permutation).
   TLAB_HD std::int64_t source(std::int64_t q) const {
     const std::int64_t t = c2r::quot(q, da), i = q - t * a;  // q = t a + I
+    if (b == 1) return i * g + t;                            // one side divides the other: J = 0, x = t
     const std::int64_t j = c2r::quot(t, dg), x = t - j * g;  // t = J g + x
     return (i * g + x) * b + j;
   }
