@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
     std::vector<tlab::Shape> square, rect;
     for (const tlab::Shape& s : shapes) (s.square() ? square : rect).push_back(s);
     run.run({tlab::variants_matching({"gpu/api-inplace", "gpu/word-inplace/*", "gpu/inplace-tiled/t32x8"}), kTypes, square});
-    run.run({tlab::variants_matching({"gpu/api-inplace", "gpu/inplace-rect/c2r", "gpu/inplace-rect/blocks"}), kTypes, rect});
+    run.run({tlab::variants_matching({"gpu/api-inplace", "gpu/inplace-rect/*"}), kTypes, rect});
     if (run.results().empty()) return;
     tlab::add_percent_of(run, "gpu/memcpy");
     tlab::add_best_of_family(run);

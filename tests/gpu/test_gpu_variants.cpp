@@ -126,23 +126,26 @@ TEST_CASE("kernels index with 64 bits: a matrix of more than 2^31 elements") {
 }
 
 TEST_CASE("the in-place block decomposition: tall, wide, 3:2, sides off every tile and word, every type") {
-  const tlab::Variant& v = tlab::registry().get("gpu/inplace-rect/blocks");
   std::vector<tlab::Shape> shapes{{4096, 16}, {16, 4096}, {3 * 97, 97}, {97, 5 * 97}, {1000, 1}, {1, 1000}, {66, 33},
                                   {300, 200}};
   if (!small_only())
     for (tlab::Shape x : {tlab::Shape{65536, 256}, {256, 65536}, {8192, 2048}, {3 * 1025, 1025}, {1030, 4 * 1030},
                           {1080, 1920}, {3000, 2000}, {7 * 129, 64 * 129}})
       shapes.push_back(x);
-  for (tlab::DType t : v.dtypes())
-    for (tlab::Shape s : shapes) {
-      const std::string type = tlab::dtype_name(t);
-      CAPTURE(type);
-      CAPTURE(tlab::to_string(s));
-      REQUIRE(v.refuses(t, s).empty());
-      CHECK_NOTHROW(gpu().verify({&v, t, s}));
-    }
-  CHECK_FALSE(v.refuses(tlab::DType::f32, {16381, 1021}).empty());  // two primes: c2r's
-  CHECK_THROWS_AS(gpu().verify({&v, tlab::DType::f32, {16381, 1021}}), std::invalid_argument);
+  for (const char* name : {"gpu/inplace-rect/blocks", "gpu/inplace-rect/blocks-b4"}) {
+    const tlab::Variant& v = tlab::registry().get(name);
+    CAPTURE(name);
+    for (tlab::DType t : v.dtypes())
+      for (tlab::Shape s : shapes) {
+        const std::string type = tlab::dtype_name(t);
+        CAPTURE(type);
+        CAPTURE(tlab::to_string(s));
+        REQUIRE(v.refuses(t, s).empty());
+        CHECK_NOTHROW(gpu().verify({&v, t, s}));
+      }
+    CHECK_FALSE(v.refuses(tlab::DType::f32, {16381, 1021}).empty());  // two primes: c2r's
+    CHECK_THROWS_AS(gpu().verify({&v, tlab::DType::f32, {16381, 1021}}), std::invalid_argument);
+  }
 }
 
 TEST_CASE("in-place rectangular transposes index with 64 bits: more than 2^31 elements") {

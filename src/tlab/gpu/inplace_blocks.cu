@@ -18,7 +18,6 @@ namespace tlab::gpu {
 namespace {
 
 constexpr int kBlock = 256;
-constexpr int kBatch = 4;  // sources loaded before their stores: 4 x 16 bytes in flight per thread
 
 template <int W> struct SegmentWord {
   unsigned char* base;
@@ -53,8 +52,10 @@ __global__ void __launch_bounds__(kBlock) save_stretch_starts(unsigned char* bas
   }
 }
 
-template <int W>
-__global__ void __launch_bounds__(kBlock) follow_segment_cycles(unsigned char* base, std::int64_t seg_bytes,
+// L: sources loaded before their stores (L words in flight per thread).
+// Three blocks per SM at L = 8 (85 registers), four at L = 4: more bytes in flight per SM.
+template <int W, int L>
+__global__ void __launch_bounds__(kBlock, L >= 8 ? 3 : 4) follow_segment_cycles(unsigned char* base, std::int64_t seg_bytes,
                                                                 const std::int64_t* __restrict__ table,
                                                                 const word::Word<W>* __restrict__ saved,
                                                                 blocks::Layout l, c2r::Divisor wps) {
@@ -66,10 +67,10 @@ __global__ void __launch_bounds__(kBlock) follow_segment_cycles(unsigned char* b
     SegmentWord<W> mover{base, seg_bytes, w * W};
     if (c < shorts) {
       const std::int64_t leader = table[2 + 2 * c];
-      blocks::follow_stretch<kBatch>(leader, table[3 + 2 * c], l, mover, mover.load(leader));
+      blocks::follow_stretch<L>(leader, table[3 + 2 * c], l, mover, mover.load(leader));
     } else {
       const std::int64_t* r = st + 3 * (c - shorts);
-      blocks::follow_stretch<kBatch>(r[0], r[1], l, mover, saved[r[2] * wps.d + w]);
+      blocks::follow_stretch<L>(r[0], r[1], l, mover, saved[r[2] * wps.d + w]);
     }
   }
 }
@@ -81,7 +82,7 @@ int word_for(const void* m, std::int64_t seg_bytes) {
   return 1;
 }
 
-template <int W>
+template <int W, int L>
 void permute_segments(void* m, std::int64_t seg_bytes, const blocks::Layout& l, const void* scratch, std::int64_t shorts,
                       std::int64_t stretches, cudaStream_t stream) {
   const std::int64_t wps = seg_bytes / W;
@@ -100,7 +101,7 @@ void permute_segments(void* m, std::int64_t seg_bytes, const blocks::Layout& l, 
     TLAB_CUDA_LAUNCHED();
   }
   if (shorts + stretches > 0) {
-    follow_segment_cycles<W><<<grid((shorts + stretches) * wps), kBlock, 0, stream>>>(b, seg_bytes, table, saved, l, per);
+    follow_segment_cycles<W, L><<<grid((shorts + stretches) * wps), kBlock, 0, stream>>>(b, seg_bytes, table, saved, l, per);
     TLAB_CUDA_LAUNCHED();
   }
 }
@@ -143,26 +144,43 @@ std::pair<std::int64_t, std::int64_t> fill_in_place_blocks_table(Shape s, void* 
   return {t.short_count(), t.stretch_count()};
 }
 
-void transpose_in_place_blocks(void* m, Shape s, int elem, const void* scratch, std::int64_t shorts,
-                               std::int64_t stretches, cudaStream_t stream) {
-  if (const std::string why = blocks::refusal(s.rows, s.cols); !why.empty())
-    throw std::invalid_argument("in-place block transpose: " + why);
-  const blocks::Layout l = blocks::layout(s.rows, s.cols);
-  transpose_square_blocks_in_place(m, l.g, l.a * l.b, s.cols, l.b, elem, stream);
-  const std::int64_t seg_bytes = l.g * elem;
+namespace {
+
+template <int L>
+void permute(void* m, std::int64_t seg_bytes, const blocks::Layout& l, const void* scratch, std::int64_t shorts,
+             std::int64_t stretches, cudaStream_t stream) {
   switch (word_for(m, seg_bytes)) {
-    case 16: return permute_segments<16>(m, seg_bytes, l, scratch, shorts, stretches, stream);
-    case 8: return permute_segments<8>(m, seg_bytes, l, scratch, shorts, stretches, stream);
-    case 4: return permute_segments<4>(m, seg_bytes, l, scratch, shorts, stretches, stream);
-    case 2: return permute_segments<2>(m, seg_bytes, l, scratch, shorts, stretches, stream);
-    default: return permute_segments<1>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    case 16: return permute_segments<16, L>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    case 8: return permute_segments<8, L>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    case 4: return permute_segments<4, L>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    case 2: return permute_segments<2, L>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+    default: return permute_segments<1, L>(m, seg_bytes, l, scratch, shorts, stretches, stream);
   }
 }
 
-void register_gpu_inplace_blocks(Registry& r) {
-  Variant v = gpu_variant("gpu/inplace-rect/blocks", "gpu-inplace-rect", Placement::in_place, {{"batch", std::to_string(kBatch)}},
+}  // namespace
+
+void transpose_in_place_blocks(void* m, Shape s, int elem, const void* scratch, std::int64_t shorts,
+                               std::int64_t stretches, int batch, cudaStream_t stream) {
+  if (const std::string why = blocks::refusal(s.rows, s.cols); !why.empty())
+    throw std::invalid_argument("in-place block transpose: " + why);
+  if (batch != 4 && batch != 8) throw std::invalid_argument("in-place block transpose: batch must be 4 or 8");
+  const blocks::Layout l = blocks::layout(s.rows, s.cols);
+  const std::int64_t seg_bytes = l.g * elem;
+  // One block row (a = 1): moving the segments first makes each block contiguous, so the
+  // block pass runs without a pitch (the two passes commute there: segments move whole).
+  if (l.a > 1) transpose_square_blocks_in_place(m, l.g, l.a * l.b, s.cols, l.b, elem, stream);
+  if (batch == 4) permute<4>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+  else permute<8>(m, seg_bytes, l, scratch, shorts, stretches, stream);
+  if (l.a == 1) transpose_square_blocks_in_place(m, l.g, l.b, l.g, 1, elem, stream);
+}
+
+namespace {
+
+template <int L> void add_blocks(Registry& r, const std::string& name) {
+  Variant v = gpu_variant(name, "gpu-inplace-rect", Placement::in_place, {{"batch", std::to_string(L)}},
                           "m x n in place when gcd(m, n) >= min(m, n) / 64: g x g blocks by tile pairs, then their rows "
-                          "by cycle following (two passes)");
+                          "by cycle following, " + std::to_string(L) + " loads in flight per thread (two passes)");
   v.any_shape = true;
   // A square is one block: the tile-pair kernels (gpu/word-inplace/*) are that pass alone,
   // and the tuning tables should name them for squares.
@@ -171,22 +189,29 @@ void register_gpu_inplace_blocks(Registry& r) {
   };
   v.scratch_bytes = [](DType t, Shape s) { return in_place_blocks_scratch_bytes(s, static_cast<int>(dtype_size(t))); };
   v.prepare_scratch = [](DType, Shape s, void* scratch) { fill_in_place_blocks_table(s, scratch); };
-  v.kernels = instantiate_all([](auto tag, const Operands& op) {
+  v.kernels = instantiate_all([name](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
     if (const std::string why = blocks::refusal(op.shape.rows, op.shape.cols); !why.empty())
-      throw std::invalid_argument("gpu/inplace-rect/blocks: " + why);
+      throw std::invalid_argument(name + ": " + why);
     if (op.scratch) {
       // A plan's scratch, filled by prepare_scratch: the kernels read the counts from it; the
       // host needs only bounds for the grids.
       const blocks::Layout l = blocks::layout(op.shape.rows, op.shape.cols);
-      transpose_in_place_blocks(op.out, op.shape, S, op.scratch, blocks::max_short_cycles(l), blocks::max_stretches(l),
+      transpose_in_place_blocks(op.out, op.shape, S, op.scratch, blocks::max_short_cycles(l), blocks::max_stretches(l), L,
                                 stream_of(op));
     } else {
       const Cached& c = cached_table(op.shape, S);
-      transpose_in_place_blocks(op.out, op.shape, S, c.buffer.get(), c.shorts, c.stretches, stream_of(op));
+      transpose_in_place_blocks(op.out, op.shape, S, c.buffer.get(), c.shorts, c.stretches, L, stream_of(op));
     }
   });
   r.add(std::move(v));
+}
+
+}  // namespace
+
+void register_gpu_inplace_blocks(Registry& r) {
+  add_blocks<8>(r, "gpu/inplace-rect/blocks");
+  add_blocks<4>(r, "gpu/inplace-rect/blocks-b4");
 }
 
 }  // namespace tlab::gpu

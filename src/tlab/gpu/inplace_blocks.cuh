@@ -20,8 +20,9 @@ std::int64_t in_place_blocks_scratch_bytes(Shape s, int elem);
 std::pair<std::int64_t, std::int64_t> fill_in_place_blocks_table(Shape s, void* scratch);
 
 // Transposes the m x n matrix at `m` (device memory; blocks::refusal(m, n) empty) in place
-// on `stream`. `shorts` and `stretches` are the table's counts or any bounds above them.
+// on `stream`. `shorts` and `stretches` are the table's counts or any bounds above them;
+// `batch` (4 or 8) is how many loads each thread keeps in flight.
 void transpose_in_place_blocks(void* m, Shape s, int elem, const void* scratch, std::int64_t shorts,
-                               std::int64_t stretches, cudaStream_t stream);
+                               std::int64_t stretches, int batch, cudaStream_t stream);
 
 }  // namespace tlab::gpu
