@@ -51,6 +51,14 @@ template <int L> std::vector<std::int64_t> transposed_by_blocks(std::int64_t m, 
   std::vector<std::int64_t> v(m * n);
   std::iota(v.begin(), v.end(), 0);
   const blocks::Layout l = blocks::layout(m, n);
+  if (l.a == 1) {  // as the GPU does with one block row: segments first, then the now contiguous blocks
+    permute_segments<L>(v, l);
+    blocks::Layout stacked = l;
+    stacked.a = l.b;
+    stacked.b = 1;
+    transpose_blocks(v, stacked);
+    return v;
+  }
   transpose_blocks(v, l);
   permute_segments<L>(v, l);
   return v;
