@@ -132,7 +132,7 @@ TEST_CASE("the in-place block decomposition: tall, wide, 3:2, sides off every ti
     for (tlab::Shape x : {tlab::Shape{65536, 256}, {256, 65536}, {8192, 2048}, {3 * 1025, 1025}, {1030, 4 * 1030},
                           {1080, 1920}, {3000, 2000}, {7 * 129, 64 * 129}})
       shapes.push_back(x);
-  for (const char* name : {"gpu/inplace-rect/blocks", "gpu/inplace-rect/blocks-b4"}) {
+  for (const char* name : {"gpu/inplace-rect/blocks", "gpu/inplace-rect/blocks-b8"}) {
     const tlab::Variant& v = tlab::registry().get(name);
     CAPTURE(name);
     for (tlab::DType t : v.dtypes())

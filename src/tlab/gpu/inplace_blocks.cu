@@ -210,8 +210,10 @@ template <int L> void add_blocks(Registry& r, const std::string& name) {
 }  // namespace
 
 void register_gpu_inplace_blocks(Registry& r) {
-  add_blocks<8>(r, "gpu/inplace-rect/blocks");
-  add_blocks<4>(r, "gpu/inplace-rect/blocks-b4");
+  // Four loads in flight at four blocks per SM measured faster than eight at three
+  // (docs/performance-notes.md, section 9): the short cycles need threads, not depth.
+  add_blocks<4>(r, "gpu/inplace-rect/blocks");
+  add_blocks<8>(r, "gpu/inplace-rect/blocks-b8");
 }
 
 }  // namespace tlab::gpu
