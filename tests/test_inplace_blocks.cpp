@@ -35,7 +35,7 @@ void transpose_blocks(std::vector<std::int64_t>& v, const blocks::Layout& l) {
 // Pass 2 as the GPU runs it: the stretches' first items saved, then every short cycle and
 // every stretch moved (in any order: they touch disjoint positions).
 template <int L> void permute_segments(std::vector<std::int64_t>& v, const blocks::Layout& l) {
-  const blocks::CycleTable t = blocks::cycle_table(l);
+  const blocks::CycleTable t = blocks::cycle_table(l, 8);
   for (std::int64_t off = 0; off < l.g; ++off) {
     ElementOfSegments mv{v.data(), l.g, off};
     std::vector<std::int64_t> saved;
@@ -68,7 +68,7 @@ template <int L> std::vector<std::int64_t> transposed_by_blocks(std::int64_t m, 
 // leader, each long one as consecutive stretches that close the cycle.
 bool table_covers_each_position_once(std::int64_t m, std::int64_t n) {
   const blocks::Layout l = blocks::layout(m, n);
-  const blocks::CycleTable t = blocks::cycle_table(l);
+  const blocks::CycleTable t = blocks::cycle_table(l, 8);
   std::vector<int> seen(l.segments(), 0);
   auto walk = [&](std::int64_t q, std::int64_t moves) {
     for (; moves > 0; --moves, q = l.source(q))
@@ -76,7 +76,7 @@ bool table_covers_each_position_once(std::int64_t m, std::int64_t n) {
     return true;
   };
   for (std::int64_t c = 0; c < t.short_count(); ++c)
-    if (!walk(t.cycles[2 * c], t.cycles[2 * c + 1]) || t.cycles[2 * c + 1] > blocks::stretch_moves(l)) return false;
+    if (!walk(t.cycles[2 * c], t.cycles[2 * c + 1]) || t.cycles[2 * c + 1] > blocks::stretch_moves(l, 8)) return false;
   for (std::int64_t j = 0; j < t.stretch_count(); ++j) {
     std::int64_t q = t.stretches[3 * j];
     if (!walk(q, t.stretches[3 * j + 1])) return false;
@@ -85,7 +85,7 @@ bool table_covers_each_position_once(std::int64_t m, std::int64_t n) {
   }
   for (std::int64_t p = 0; p < l.segments(); ++p)
     if (!seen[p] && l.source(p) != p) return false;
-  return t.short_count() <= blocks::max_short_cycles(l) && t.stretch_count() <= blocks::max_stretches(l);
+  return t.short_count() <= blocks::max_short_cycles(l) && t.stretch_count() <= blocks::max_stretches(l, 8);
 }
 
 }  // namespace
@@ -125,28 +125,34 @@ TEST_CASE("the cycle table covers every moving segment once, long cycles cut int
     CAPTURE(n);
     CHECK(table_covers_each_position_once(m, n));
   }
-  const blocks::CycleTable swaps = blocks::cycle_table(blocks::layout(65536, 256));  // 256 x 256 segments
+  const blocks::CycleTable swaps = blocks::cycle_table(blocks::layout(65536, 256), 4);  // 256 x 256 segments
   CHECK(swaps.short_count() == (256 * 256 - 256) / 2);
   CHECK(swaps.stretch_count() == 0);
-  const blocks::CycleTable few = blocks::cycle_table(blocks::layout(12288, 8192));  // 14 cycles, the longest 21688
+  const blocks::CycleTable few = blocks::cycle_table(blocks::layout(12288, 8192), 1);  // 14 cycles, the longest 21688
   CHECK(few.short_count() + few.stretch_count() > 50);
-  CHECK(blocks::cycle_table(blocks::layout(1, 1000)).stretch_count() == 0);
-  CHECK(blocks::cycle_table(blocks::layout(1, 1000)).short_count() == 0);
+  CHECK(blocks::cycle_table(blocks::layout(1, 1000), 1).stretch_count() == 0);
+  CHECK(blocks::cycle_table(blocks::layout(1, 1000), 1).short_count() == 0);
 }
 
-TEST_CASE("the stretches' saved copies stay within 64 max(m, n) elements") {
-  for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{12288, 8192}, {64 * 1021, 63 * 1021}, {3, 2}}) {
-    const blocks::Layout l = blocks::layout(m, n);
-    CAPTURE(m);
-    CAPTURE(n);
-    CHECK(blocks::max_stretches(l) * l.g <= 64 * std::max(m, n) + l.g);
-  }
+TEST_CASE("the stretches' saved copies stay within 64 max(m, n) 16-byte words, for every element size") {
+  for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{{12288, 8192}, {64 * 1021, 63 * 1021}, {3, 2}})
+    for (int elem : {1, 2, 4, 8, 16}) {
+      const blocks::Layout l = blocks::layout(m, n);
+      CAPTURE(m);
+      CAPTURE(n);
+      CAPTURE(elem);
+      CHECK(blocks::max_stretches(l, elem) * l.g * elem <= 64 * 16 * std::max(m, n) + l.g * elem);
+    }
+  // Short segments get shorter stretches, so more of them run at once.
+  const blocks::Layout l = blocks::layout(12288, 8192);
+  CHECK(blocks::stretch_moves(l, 1) < blocks::stretch_moves(l, 16));
+  CHECK(blocks::cycle_table(l, 1).stretch_count() > blocks::cycle_table(l, 16).stretch_count());
 }
 
 TEST_CASE("long cycles cut into stretches transpose exactly (12288 x 8192's structure, scaled down)") {
   // 3 x 2 blocks of 96: a few long cycles, each longer than a stretch of 32 moves.
   const std::int64_t m = 3 * 96, n = 2 * 96;
-  const blocks::CycleTable t = blocks::cycle_table(blocks::layout(m, n));
+  const blocks::CycleTable t = blocks::cycle_table(blocks::layout(m, n), 8);
   REQUIRE(t.stretch_count() > 0);
   CHECK(tlab_test::is_index_transpose(transposed_by_blocks<4>(m, n), m, n));
   CHECK(tlab_test::is_index_transpose(transposed_by_blocks<3>(m, n), m, n));

@@ -81,19 +81,21 @@ struct CycleTable {
   std::int64_t stretch_count() const { return static_cast<std::int64_t>(stretches.size() / 3); }
 };
 
-// Moves per stretch: 32, or more where the saved copies (g elements per stretch, at most
-// 2 N / stretch stretches) would pass 64 max(m, n) elements.
-inline std::int64_t stretch_moves(const Layout& l) {
-  const std::int64_t hi = std::max(l.a, l.b) * l.g;
-  return std::max<std::int64_t>(32, (2 * l.segments() * l.g + 64 * hi - 1) / (64 * hi));
+// Moves per stretch: 32, or more where the saved copies (g elements of `elem` bytes per
+// stretch, at most 2 N / stretch stretches) would pass 64 max(m, n) 16-byte words. Shorter
+// stretches mean more of them in flight; the bound is in bytes so that 1- and 2-byte
+// matrices, whose segments are short, get as many as 16-byte ones.
+inline std::int64_t stretch_moves(const Layout& l, int elem) {
+  const std::int64_t budget = 64 * 16 * std::max(l.a, l.b) * l.g;  // bytes
+  return std::max<std::int64_t>(32, (2 * l.segments() * l.g * elem + budget - 1) / budget);
 }
 // Bounds on the counts, for memory sized before the table is built.
 inline std::int64_t max_short_cycles(const Layout& l) { return l.segments() / 2; }
-inline std::int64_t max_stretches(const Layout& l) { return 2 * l.segments() / stretch_moves(l) + 1; }
+inline std::int64_t max_stretches(const Layout& l, int elem) { return 2 * l.segments() / stretch_moves(l, elem) + 1; }
 
-inline CycleTable cycle_table(const Layout& l) {
+inline CycleTable cycle_table(const Layout& l, int elem) {
   CycleTable t;
-  const std::int64_t N = l.segments(), T = stretch_moves(l);
+  const std::int64_t N = l.segments(), T = stretch_moves(l, elem);
   std::vector<bool> seen(static_cast<std::size_t>(N), false);
   std::vector<std::int64_t> starts;
   for (std::int64_t p = 0; p < N; ++p) {

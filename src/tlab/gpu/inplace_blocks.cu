@@ -34,10 +34,10 @@ template <int W> struct SegmentWord {
 // next) per stretch]; the saved copies of the stretches' first segments follow at
 // saved_offset(). Work item k is word k % wps of one cycle or stretch: neighbouring threads
 // take neighbouring words of the same segments.
-std::int64_t table_words(const blocks::Layout& l) {
-  return 2 + 2 * blocks::max_short_cycles(l) + 3 * blocks::max_stretches(l);
+std::int64_t table_words(const blocks::Layout& l, int elem) {
+  return 2 + 2 * blocks::max_short_cycles(l) + 3 * blocks::max_stretches(l, elem);
 }
-std::int64_t saved_offset(const blocks::Layout& l) { return ceil_div(table_words(l) * 8, 256) * 256; }
+std::int64_t saved_offset(const blocks::Layout& l, int elem) { return ceil_div(table_words(l, elem) * 8, 256) * 256; }
 
 template <int W>
 __global__ void __launch_bounds__(kBlock) save_stretch_starts(unsigned char* base, std::int64_t seg_bytes,
@@ -94,7 +94,8 @@ void permute_segments(void* m, std::int64_t seg_bytes, const blocks::Layout& l, 
   };
   auto* b = static_cast<unsigned char*>(m);
   const auto* table = static_cast<const std::int64_t*>(scratch);
-  auto* saved = reinterpret_cast<word::Word<W>*>(static_cast<unsigned char*>(const_cast<void*>(scratch)) + saved_offset(l));
+  auto* saved = reinterpret_cast<word::Word<W>*>(static_cast<unsigned char*>(const_cast<void*>(scratch)) +
+                                                  saved_offset(l, static_cast<int>(seg_bytes / l.g)));
   const c2r::Divisor per = c2r::divisor(wps);
   if (stretches > 0) {
     save_stretch_starts<W><<<grid(stretches * wps), kBlock, 0, stream>>>(b, seg_bytes, table, saved, per);
@@ -121,7 +122,7 @@ const Cached& cached_table(Shape s, int elem) {
   Cached& slot = tables[std::make_tuple(s.rows, s.cols, elem, dev)];
   if (!slot.buffer.get()) {
     slot.buffer = DeviceBuffer(static_cast<std::size_t>(in_place_blocks_scratch_bytes(s, elem)));
-    const auto counts = fill_in_place_blocks_table(s, slot.buffer.get());
+    const auto counts = fill_in_place_blocks_table(s, elem, slot.buffer.get());
     slot.shorts = counts.first;
     slot.stretches = counts.second;
   }
@@ -132,11 +133,11 @@ const Cached& cached_table(Shape s, int elem) {
 
 std::int64_t in_place_blocks_scratch_bytes(Shape s, int elem) {
   const blocks::Layout l = blocks::layout(s.rows, s.cols);
-  return saved_offset(l) + blocks::max_stretches(l) * l.g * elem;
+  return saved_offset(l, elem) + blocks::max_stretches(l, elem) * l.g * elem;
 }
 
-std::pair<std::int64_t, std::int64_t> fill_in_place_blocks_table(Shape s, void* scratch) {
-  const blocks::CycleTable t = blocks::cycle_table(blocks::layout(s.rows, s.cols));
+std::pair<std::int64_t, std::int64_t> fill_in_place_blocks_table(Shape s, int elem, void* scratch) {
+  const blocks::CycleTable t = blocks::cycle_table(blocks::layout(s.rows, s.cols), elem);
   std::vector<std::int64_t> words{t.short_count(), t.stretch_count()};
   words.insert(words.end(), t.cycles.begin(), t.cycles.end());
   words.insert(words.end(), t.stretches.begin(), t.stretches.end());
@@ -188,7 +189,9 @@ template <int L> void add_blocks(Registry& r, const std::string& name) {
     return s.square() ? std::string("a square matrix is one block: use gpu/word-inplace/*") : blocks::refusal(s.rows, s.cols);
   };
   v.scratch_bytes = [](DType t, Shape s) { return in_place_blocks_scratch_bytes(s, static_cast<int>(dtype_size(t))); };
-  v.prepare_scratch = [](DType, Shape s, void* scratch) { fill_in_place_blocks_table(s, scratch); };
+  v.prepare_scratch = [](DType t, Shape s, void* scratch) {
+    fill_in_place_blocks_table(s, static_cast<int>(dtype_size(t)), scratch);
+  };
   v.kernels = instantiate_all([name](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
     if (const std::string why = blocks::refusal(op.shape.rows, op.shape.cols); !why.empty())
@@ -197,7 +200,7 @@ template <int L> void add_blocks(Registry& r, const std::string& name) {
       // A plan's scratch, filled by prepare_scratch: the kernels read the counts from it; the
       // host needs only bounds for the grids.
       const blocks::Layout l = blocks::layout(op.shape.rows, op.shape.cols);
-      transpose_in_place_blocks(op.out, op.shape, S, op.scratch, blocks::max_short_cycles(l), blocks::max_stretches(l), L,
+      transpose_in_place_blocks(op.out, op.shape, S, op.scratch, blocks::max_short_cycles(l), blocks::max_stretches(l, S), L,
                                 stream_of(op));
     } else {
       const Cached& c = cached_table(op.shape, S);
