@@ -11,7 +11,7 @@ if (!exists("summary") || !exists("outdir")) {
   exit status 2
 }
 name = "13-best-transpose"
-shapes = "1000x1000 1024x1024 2048x2048 4099x4099 8191x8191 8192x8192 8200x8200 16384x16384 16384x1024 1024x16384 65536x256 256x65536 1024x256 256x1024"
+shapes = "1000x1000 1024x1024 2048x2048 4099x4099 8191x8191 8192x8192 8200x8200 16384x16384 16384x1024 1024x16384 65536x256 256x65536 12288x8192 16381x1021 1024x256 256x1024"
 pos(r, c) = (k = strstrt(" " . shapes . " ", sprintf(" %dx%d ", r, c)), k > 0 ? words(substr(" " . shapes . " ", 1, k)) + 1 : NaN)
 types = "uint8 uint16 float double complex128"
 
