@@ -74,6 +74,12 @@ TEST_CASE("bad arguments are refused with std::invalid_argument before anything 
   CHECK_THROWS_AS(out.execute_in_place(a.data()), std::invalid_argument);
   const Plan in(DType::f32, 3, 4, Placement::in_place, Memory::host);
   CHECK_THROWS_AS(in.execute(b.data(), a.data()), std::invalid_argument);
+  // An element off its alignment: doubles starting 4 bytes into a buffer.
+  std::vector<double> d(13, 3.0), e(13, 5.0);
+  auto* off = reinterpret_cast<double*>(reinterpret_cast<char*>(d.data()) + 4);
+  CHECK_THROWS_AS(transpose(e.data(), off, DType::f64, 3, 4), std::invalid_argument);
+  CHECK_THROWS_AS(transpose_in_place(off, DType::f64, 3, 4), std::invalid_argument);
+  CHECK(e == std::vector<double>(13, 5.0));
   CHECK(b == std::vector<float>(12, 7.f));
   CHECK(big == std::vector<float>(13, 2.f));
   try {

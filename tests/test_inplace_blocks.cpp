@@ -7,7 +7,11 @@
 #include <numeric>
 #include <vector>
 
+// GCC cannot see that follow_stretch reads val[i] only where it wrote it (i < k).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #include "tlab/inplace_blocks_index.hpp"
+#pragma GCC diagnostic pop
 #include "support.hpp"
 
 using namespace tlab;

@@ -21,7 +21,7 @@
 
 #include "tlab/inplace_rect_index.hpp"
 
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)  // the device pass only: the host compiler does not know the pragma
 #define TLAB_UNROLL _Pragma("unroll")
 #else
 #define TLAB_UNROLL

@@ -16,9 +16,12 @@
 // `tlab-tune`; without a table for this GPU a built-in default is used. plan.kernel() and
 // plan.reason() say which and why.
 //
-// Bad arguments (null or overlapping pointers, empty or overflowing shapes, host memory
-// passed to a device plan, memory of another device) throw std::invalid_argument before
+// Bad arguments (null, misaligned or overlapping pointers, empty or overflowing shapes, host
+// memory passed to a device plan, memory of another device) throw std::invalid_argument before
 // anything is written; a GPU error throws std::runtime_error.
+//
+// A plan may own scratch memory (in place, rows != cols): run one plan on one stream at a
+// time, or make one plan per stream.
 #pragma once
 #include <cstdint>
 #include <memory>

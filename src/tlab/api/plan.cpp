@@ -1,4 +1,5 @@
 // tlab::Plan: checks its arguments, picks a kernel (tuning.hpp) and runs it where the data is.
+#include <cstdint>
 #include <limits>
 
 #include "tlab/api/tuning.hpp"
@@ -57,6 +58,10 @@ struct Plan::Impl {
 
   void check_pointer(const void* p, const char* what) const {
     if (!p) refuse(std::string(what) + " is a null pointer");
+    // The kernels load whole elements (16-byte words for complex128): an element off its own
+    // alignment would fault on the GPU and is undefined behaviour on the CPU.
+    if (reinterpret_cast<std::uintptr_t>(p) % dtype_size(type))
+      refuse(std::string(what) + " is not aligned to its " + std::to_string(dtype_size(type)) + "-byte elements");
     const PointerInfo i = pointer_info(p);
     if (!is_kind(i, memory))
       refuse(std::string(what) + " is not in " + memory_name(memory) + " memory (this plan was made for " +

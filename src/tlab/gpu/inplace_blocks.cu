@@ -142,6 +142,9 @@ std::pair<std::int64_t, std::int64_t> fill_in_place_blocks_table(Shape s, int el
   words.insert(words.end(), t.cycles.begin(), t.cycles.end());
   words.insert(words.end(), t.stretches.begin(), t.stretches.end());
   TLAB_CUDA(cudaMemcpy(scratch, words.data(), words.size() * sizeof(std::int64_t), cudaMemcpyHostToDevice));
+  // A copy from pageable memory may return before its DMA ends, and the kernels run on the
+  // caller's stream, which may not wait for the legacy default stream: wait here, once per table.
+  TLAB_CUDA(cudaDeviceSynchronize());
   return {t.short_count(), t.stretch_count()};
 }
 
@@ -178,6 +181,15 @@ void transpose_in_place_blocks(void* m, Shape s, int elem, const void* scratch, 
 
 namespace {
 
+// Rows of blocks shorter than kMinSegmentBytes move in partial sectors, and their table
+// (16 bytes per short cycle) outweighs them: 1 x n, 2 x n and small common factors go to c2r.
+constexpr std::int64_t kMinSegmentBytes = 64;
+std::string segment_refusal(Shape s, int elem) {
+  const std::int64_t bytes = blocks::layout(s.rows, s.cols).g * elem;
+  if (bytes >= kMinSegmentBytes) return "";
+  return "rows of its blocks would be " + std::to_string(bytes) + " bytes, under " + std::to_string(kMinSegmentBytes);
+}
+
 template <int L> void add_blocks(Registry& r, const std::string& name) {
   Variant v = gpu_variant(name, "gpu-inplace-rect", Placement::in_place, {{"batch", std::to_string(L)}},
                           "m x n in place when gcd(m, n) >= min(m, n) / 64: g x g blocks by tile pairs, then their rows "
@@ -185,8 +197,10 @@ template <int L> void add_blocks(Registry& r, const std::string& name) {
   v.any_shape = true;
   // A square is one block: the tile-pair kernels (gpu/word-inplace/*) are that pass alone,
   // and the tuning tables should name them for squares.
-  v.refuses_shape = [](DType, Shape s) {
-    return s.square() ? std::string("a square matrix is one block: use gpu/word-inplace/*") : blocks::refusal(s.rows, s.cols);
+  v.refuses_shape = [](DType t, Shape s) {
+    if (s.square()) return std::string("a square matrix is one block: use gpu/word-inplace/*");
+    if (std::string why = blocks::refusal(s.rows, s.cols); !why.empty()) return why;
+    return segment_refusal(s, static_cast<int>(dtype_size(t)));
   };
   v.scratch_bytes = [](DType t, Shape s) { return in_place_blocks_scratch_bytes(s, static_cast<int>(dtype_size(t))); };
   v.prepare_scratch = [](DType t, Shape s, void* scratch) {
@@ -194,7 +208,8 @@ template <int L> void add_blocks(Registry& r, const std::string& name) {
   };
   v.kernels = instantiate_all([name](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if (const std::string why = blocks::refusal(op.shape.rows, op.shape.cols); !why.empty())
+    if (std::string why = blocks::refusal(op.shape.rows, op.shape.cols); !why.empty() ||
+        !(why = segment_refusal(op.shape, S)).empty())
       throw std::invalid_argument(name + ": " + why);
     if (op.scratch) {
       // A plan's scratch, filled by prepare_scratch: the kernels read the counts from it; the
