@@ -52,8 +52,9 @@ __global__ void __launch_bounds__(kBlock) save_stretch_starts(unsigned char* bas
   }
 }
 
-// L: sources loaded before their stores (L words in flight per thread).
-// Three blocks per SM at L = 8 (85 registers), four at L = 4: more bytes in flight per SM.
+// L: sources loaded before their stores (L words in flight per thread). Register caps for
+// three blocks per SM at L = 8 and four at L = 4; four loads at four blocks measured faster
+// (docs/performance-notes.md, section 9): short cycles need threads more than depth.
 template <int W, int L>
 __global__ void __launch_bounds__(kBlock, L >= 8 ? 3 : 4) follow_segment_cycles(unsigned char* base, std::int64_t seg_bytes,
                                                                 const std::int64_t* __restrict__ table,
