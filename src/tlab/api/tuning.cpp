@@ -164,7 +164,7 @@ Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& g
   for (const std::string& d : default_variants(elem, p, s, memory)) {
     const Variant* v = registry().find(d);
     if (!v || !usable(*v, t, s, p, memory == Memory::pinned_host ? v->backend : backend)) {
-      if (v && !v->refuses(t, s).empty()) skipped += "; " + v->refuses(t, s);
+      if (const std::string why = v ? v->refuses(t, s) : ""; !why.empty()) skipped += "; " + why;
       continue;
     }
     return {d, "built-in default for " + std::string(memory_name(memory)) + " memory, " + std::to_string(elem) +

@@ -151,6 +151,18 @@ std::pair<std::int64_t, std::int64_t> fill_in_place_blocks_table(Shape s, int el
 
 namespace {
 
+// Rows of blocks shorter than kMinSegmentBytes move in partial sectors, and their table
+// (16 bytes per short cycle) outweighs them: 1 x n, 2 x n and small common factors go to c2r.
+constexpr std::int64_t kMinSegmentBytes = 64;
+
+// Why this GPU code does not take `s` with `elem`-byte elements, or "".
+std::string shape_refusal(Shape s, int elem) {
+  if (std::string why = blocks::refusal(s.rows, s.cols); !why.empty()) return why;
+  const std::int64_t bytes = blocks::layout(s.rows, s.cols).g * elem;
+  if (bytes >= kMinSegmentBytes) return "";
+  return "rows of its blocks would be " + std::to_string(bytes) + " bytes, under " + std::to_string(kMinSegmentBytes);
+}
+
 template <int L>
 void permute(void* m, std::int64_t seg_bytes, const blocks::Layout& l, const void* scratch, std::int64_t shorts,
              std::int64_t stretches, cudaStream_t stream) {
@@ -167,7 +179,7 @@ void permute(void* m, std::int64_t seg_bytes, const blocks::Layout& l, const voi
 
 void transpose_in_place_blocks(void* m, Shape s, int elem, const void* scratch, std::int64_t shorts,
                                std::int64_t stretches, int batch, cudaStream_t stream) {
-  if (const std::string why = blocks::refusal(s.rows, s.cols); !why.empty())
+  if (const std::string why = shape_refusal(s, elem); !why.empty())
     throw std::invalid_argument("in-place block transpose: " + why);
   if (batch != 4 && batch != 8) throw std::invalid_argument("in-place block transpose: batch must be 4 or 8");
   const blocks::Layout l = blocks::layout(s.rows, s.cols);
@@ -182,15 +194,6 @@ void transpose_in_place_blocks(void* m, Shape s, int elem, const void* scratch, 
 
 namespace {
 
-// Rows of blocks shorter than kMinSegmentBytes move in partial sectors, and their table
-// (16 bytes per short cycle) outweighs them: 1 x n, 2 x n and small common factors go to c2r.
-constexpr std::int64_t kMinSegmentBytes = 64;
-std::string segment_refusal(Shape s, int elem) {
-  const std::int64_t bytes = blocks::layout(s.rows, s.cols).g * elem;
-  if (bytes >= kMinSegmentBytes) return "";
-  return "rows of its blocks would be " + std::to_string(bytes) + " bytes, under " + std::to_string(kMinSegmentBytes);
-}
-
 template <int L> void add_blocks(Registry& r, const std::string& name) {
   Variant v = gpu_variant(name, "gpu-inplace-rect", Placement::in_place, {{"batch", std::to_string(L)}},
                           "m x n in place when gcd(m, n) >= min(m, n) / 64: g x g blocks by tile pairs, then their rows "
@@ -200,8 +203,7 @@ template <int L> void add_blocks(Registry& r, const std::string& name) {
   // and the tuning tables should name them for squares.
   v.refuses_shape = [](DType t, Shape s) {
     if (s.square()) return std::string("a square matrix is one block: use gpu/word-inplace/*");
-    if (std::string why = blocks::refusal(s.rows, s.cols); !why.empty()) return why;
-    return segment_refusal(s, static_cast<int>(dtype_size(t)));
+    return shape_refusal(s, static_cast<int>(dtype_size(t)));
   };
   v.scratch_bytes = [](DType t, Shape s) { return in_place_blocks_scratch_bytes(s, static_cast<int>(dtype_size(t))); };
   v.prepare_scratch = [](DType t, Shape s, void* scratch) {
@@ -209,9 +211,8 @@ template <int L> void add_blocks(Registry& r, const std::string& name) {
   };
   v.kernels = instantiate_all([name](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if (std::string why = blocks::refusal(op.shape.rows, op.shape.cols); !why.empty() ||
-        !(why = segment_refusal(op.shape, S)).empty())
-      throw std::invalid_argument(name + ": " + why);
+    // Before any table is built: a refused shape's could be large.
+    if (const std::string why = shape_refusal(op.shape, S); !why.empty()) throw std::invalid_argument(name + ": " + why);
     if (op.scratch) {
       // A plan's scratch, filled by prepare_scratch: the kernels read the counts from it; the
       // host needs only bounds for the grids.
