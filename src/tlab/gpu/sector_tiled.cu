@@ -1,0 +1,222 @@
+// Sector-cut out-of-place transpose, for matrices whose rows do not start on a 32-byte
+// sector (an 8191-wide matrix of bytes, say). The word kernels (word_tiled.cu) cut every
+// output row at element indices: a block's piece of a row then starts and ends inside a
+// sector shared with the next block, which costs partial stores and a second store
+// instruction per row (performance notes, section 9, "Shifted rows, measured").
+//
+// Here a block owns, for each of its J output rows, the 256 bytes of that row between two
+// sector boundaries (its `window`): every output word it stores is whole and aligned, and no
+// sector is written by two blocks except where one output row ends and the next begins.
+// Because each output row starts at its own offset in its first sector (its skew), the
+// window of row j holds elements kk*256/S - skew_j .. onwards, so a block reads the
+// 32/S source rows before its windows too.
+//
+// Two phases through one column-major tile in shared memory. (1) A thread loads the aligned
+// 4-byte words under E consecutive source rows at one word column (E = 4/S elements a word,
+// whole elements from 4 bytes up), shifts each row's bytes to the block's first column with
+// its neighbour lane's word (one shuffle, one funnel shift), transposes the E x E block in
+// registers as the word kernels do, and stores E column words. (2) A warp takes whole output
+// rows and stores each aligned word of the row's window, read from its column at the row's
+// skew with one more funnel shift.
+#include "tlab/gpu/word_tile.cuh"
+
+namespace tlab::gpu {
+namespace {
+
+using word::kThreads;
+using word::Word;
+
+template <int S> struct Sector {
+  static constexpr int W = S < 4 ? 4 : S;            // bytes per word
+  static constexpr int E = W / S;                    // elements per word
+  static constexpr int J = 64;                       // output rows (source columns) per block
+  static constexpr int kWindow = 256;                // output bytes per row per block
+  static constexpr int window = kWindow / S;         // ... in elements
+  static constexpr int pad = 32 / S;                 // source rows before the window: the skew's room
+  static constexpr int span = pad + window;          // source rows a block reads
+  static constexpr int out_words = kWindow / W;      // output words per row per block
+  // Column pitch in words. Below 4 bytes: 96 words, word k of column c at k ^ swizzle(c), so
+  // that neither the E x E blocks' column stores (lanes at columns E*w + t, two or one row
+  // groups) nor a warp's 32 consecutive words of one column meet in a bank. From 4 bytes:
+  // odd, so that 32 lanes storing one row's 32 columns do not meet.
+  static constexpr int tile_pitch = E > 1 ? 96 : ((span + 1) | 1);
+  static constexpr std::size_t tile_bytes = static_cast<std::size_t>(J) * tile_pitch * W;
+  static constexpr std::size_t smem_bytes = tile_bytes + (E > 1 ? span * 4 : 0);  // + each row's last word
+  static_assert(span % E == 0 && J % E == 0, "whole E x E blocks");
+  static_assert(E == 1 || ((span / E) | 31) < tile_pitch, "swizzled words stay inside the column's pitch");
+  __device__ static int swizzle(int c) { return E == 4 ? 2 * (c / 4) % 32 : (c / 2) % 32; }
+};
+
+// The aligned 4-byte word at `at` of [lo, hi), with the bytes outside it zero: a word that
+// straddles either end of the matrix is read byte by byte, so no access leaves it.
+__device__ __forceinline__ unsigned load_word_within(const unsigned char* at, const unsigned char* lo,
+                                                     const unsigned char* hi) {
+  if (at >= lo && at + 4 <= hi) return *reinterpret_cast<const unsigned*>(at);
+  unsigned v = 0;
+#pragma unroll
+  for (int b = 0; b < 4; ++b)
+    if (at + b >= lo && at + b < hi) v |= static_cast<unsigned>(at[b]) << (8 * b);
+  return v;
+}
+
+template <int S>
+__global__ void __launch_bounds__(kThreads, 4)
+transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
+                     std::int64_t cols) {
+  using G = Sector<S>;
+  constexpr int W = G::W, E = G::E, J = G::J;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  Word<W>* tile = reinterpret_cast<Word<W>*>(smem_raw);  // J columns of the span's rows
+  const unsigned char* in_end = in + rows * cols * S;
+  const std::int64_t row_bytes = cols * S, out_row_bytes = rows * S;
+  const std::int64_t kk = blockIdx.x;               // window index along the output rows
+  const std::int64_t b0 = kk * G::window - G::pad;  // first source row of the block
+  const std::int64_t groups = (cols + J - 1) / J;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (std::int64_t grp = blockIdx.y; grp < groups; grp += gridDim.y) {
+    const std::int64_t j0 = grp * J;  // first source column = first output row
+    // (1) Every load of the thread in flight before its first store. A thread keeps one
+    // column (or word) and steps down the rows, so its addresses are one base and a stride.
+    if constexpr (E == 1) {
+      constexpr int rpp = kThreads / J, passes = (G::span + rpp - 1) / rpp;
+      const int c = threadIdx.x % J, r_first = threadIdx.x / J;
+      const bool inside = b0 >= 0 && b0 + G::span <= rows && j0 + J <= cols;
+      const unsigned char* at = in + ((b0 + r_first) * cols + j0 + c) * S;
+      Word<W> v[passes];
+#pragma unroll
+      for (int u = 0; u < passes; ++u) {
+        const int r = r_first + u * rpp;
+        const std::int64_t gr = b0 + r;
+        v[u] = Word<W>{};
+        if (inside ? (G::span % rpp == 0 || r < G::span) : (r < G::span && gr >= 0 && gr < rows && j0 + c < cols))
+          v[u] = *reinterpret_cast<const Word<W>*>(at + u * rpp * row_bytes);
+      }
+#pragma unroll
+      for (int u = 0; u < passes; ++u) {
+        const int r = r_first + u * rpp;
+        if (G::span % rpp == 0 || r < G::span) tile[c * G::tile_pitch + r] = v[u];
+      }
+    } else {
+      unsigned* edge = reinterpret_cast<unsigned*>(smem_raw + G::tile_bytes);
+      // Lanes over the first J*S/4 words of a row (wpr); the word after them, which the row's
+      // last lane needs for its shift, is loaded by a second, shorter set of loads into `edge`.
+      // Where the block's rows are 1 .. rows-2, no word under its bytes leaves the matrix.
+      constexpr int wpr = J * S / 4, gpp = kThreads / wpr, ngroups = G::span / E;
+      constexpr int passes = (ngroups + gpp - 1) / gpp, edge_loads = (G::span + kThreads - 1) / kThreads;
+      const bool inside = b0 >= 1 && b0 + G::span < rows;
+      const int w = threadIdx.x % wpr, g_first = threadIdx.x / wpr;
+      // Byte address of (b0 + r, j0) as an integer: rows outside the matrix are never read.
+      const std::uintptr_t first0 = reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>(b0 * row_bytes + j0 * S);
+      const auto first_byte = [&](int r) { return first0 + static_cast<std::uintptr_t>(r * row_bytes); };
+      const auto word_at = [&](int r, int word) -> unsigned {
+        const std::uintptr_t a = (first_byte(r) & ~std::uintptr_t{3}) + 4 * word;
+        if (inside) return *reinterpret_cast<const unsigned*>(a);
+        if (b0 + r < 0 || b0 + r >= rows) return 0;
+        return load_word_within(reinterpret_cast<const unsigned char*>(a), in, in_end);
+      };
+      unsigned v[passes][E], x[edge_loads];
+#pragma unroll
+      for (int p = 0; p < passes; ++p)
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const int g = g_first + p * gpp;
+          v[p][e] = ngroups % gpp == 0 || g < ngroups ? word_at(g * E + e, w) : 0;
+        }
+#pragma unroll
+      for (int u = 0; u < edge_loads; ++u) {
+        const int r = threadIdx.x + u * kThreads;
+        x[u] = r < G::span ? word_at(r, wpr) : 0;
+      }
+#pragma unroll
+      for (int u = 0; u < edge_loads; ++u) {
+        const int r = threadIdx.x + u * kThreads;
+        if (r < G::span) edge[r] = x[u];
+      }
+      __syncthreads();
+      unsigned* tile_words = reinterpret_cast<unsigned*>(tile);
+#pragma unroll
+      for (int p = 0; p < passes; ++p) {
+        const int g = g_first + p * gpp;
+        unsigned rowv[E], colv[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const int r = g * E + e;
+          unsigned next = __shfl_down_sync(0xffffffffu, v[p][e], 1, wpr);
+          if (w == wpr - 1) next = edge[r < G::span ? r : 0];
+          rowv[e] = __funnelshift_r(v[p][e], next, 8 * static_cast<unsigned>(first_byte(r) & 3));
+        }
+        if (ngroups % gpp == 0 || g < ngroups) {
+          word::transpose_block<S, 4>(rowv, colv);
+#pragma unroll
+          for (int t = 0; t < E; ++t) {
+            const int c = w * E + t;
+            tile_words[c * G::tile_pitch + (g ^ G::swizzle(c))] = colv[t];
+          }
+        }
+      }
+    }
+    __syncthreads();
+    // (2) A warp takes whole output rows, so that the row's address, skew and bounds are
+    // worked out once per row; its lanes store consecutive aligned words of the window.
+    const std::uintptr_t out_lo = reinterpret_cast<std::uintptr_t>(out);
+    for (int jj = warp; jj < J; jj += kThreads / 32) {
+      const std::int64_t oj = j0 + jj;
+      if (oj >= cols) break;
+      const std::uintptr_t row_start = out_lo + static_cast<std::uintptr_t>(oj * out_row_bytes);
+      const int skew = static_cast<int>(row_start & 31) / S;
+      const std::int64_t c_window = kk * G::window - skew;  // element of the window's first word
+      const int i0 = G::pad - skew;                         // its source row, local
+      unsigned char* dst = reinterpret_cast<unsigned char*>((row_start & ~std::uintptr_t{31}) +
+                                                           static_cast<std::uintptr_t>(kk * G::kWindow));
+      const bool whole = c_window >= 0 && c_window + G::window <= rows;
+#pragma unroll
+      for (int t = 0; t < (G::out_words + 31) / 32; ++t) {
+        const int q = lane + 32 * t;
+        if (G::out_words % 32 && q >= G::out_words) break;  // 16-byte elements: 16 words a row
+        Word<W> v;
+        if constexpr (E == 1) {
+          v = tile[jj * G::tile_pitch + i0 + q];
+        } else {
+          const unsigned* col = reinterpret_cast<const unsigned*>(tile) + jj * G::tile_pitch;
+          const int k = (i0 * S) / 4 + q, m = G::swizzle(jj);
+          v = __funnelshift_r(col[k ^ m], col[(k + 1) ^ m], 8 * ((i0 * S) % 4));
+        }
+        Word<W>* at = reinterpret_cast<Word<W>*>(dst) + q;
+        if (whole) {
+          *at = v;
+        } else {  // the row's first or last window: only the elements inside the row
+          const std::int64_t c = c_window + static_cast<std::int64_t>(q) * E;
+#pragma unroll
+          for (int e = 0; e < E; ++e)
+            if (c + e >= 0 && c + e < rows) reinterpret_cast<Word<S>*>(at)[e] = word::element_of<S, W>(v, e);
+        }
+      }
+    }
+    __syncthreads();  // the next column group overwrites shared memory
+  }
+}
+
+template <int S> void launch(const Operands& op) {
+  using G = Sector<S>;
+  static unsigned long long smem_allowed = 0;
+  auto k = transpose_sector_cut<S>;
+  word::allow_smem(k, G::smem_bytes, smem_allowed);
+  const std::int64_t windows = ceil_div(op.shape.rows * S + 32, G::kWindow);
+  const dim3 grid = grid_2d(windows, ceil_div(op.shape.cols, G::J));
+  k<<<grid, kThreads, G::smem_bytes, stream_of(op)>>>(static_cast<const unsigned char*>(op.in),
+                                                      static_cast<unsigned char*>(op.out), op.shape.rows,
+                                                      op.shape.cols);
+  TLAB_CUDA_LAUNCHED();
+}
+
+}  // namespace
+
+void register_gpu_sector(Registry& r) {
+  Variant v = gpu_variant("gpu/word/sector-cut", "gpu-word", Placement::out_of_place, {{"window", "256"}},
+                          "each block owns whole 32-byte sectors of its output rows, cut at the row's own "
+                          "offset; aligned words whatever the rows' alignment");
+  v.kernels = instantiate_all([](auto tag, const Operands& op) { launch<sizeof(decltype(tag))>(op); });
+  r.add(std::move(v));
+}
+
+}  // namespace tlab::gpu
