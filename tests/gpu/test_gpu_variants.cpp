@@ -119,7 +119,7 @@ TEST_CASE("kernels index with 64 bits: a matrix of more than 2^31 elements") {
   if (small_only()) return;
   const tlab::Shape s{46341, 46341};  // 2,147,488,281 one-byte elements > 2^31
   const auto bytes = static_cast<std::size_t>(s.elements());
-  for (const char* name : {"gpu/tiled/t32-pad", "gpu/naive-rowread/b16", "gpu/inplace-naive/b32", "gpu/word/sector-cut"}) {
+  for (const char* name : {"gpu/tiled/t32-pad", "gpu/naive-rowread/b16", "gpu/inplace-naive/b32", "gpu/word/sector-cut", "gpu/word/sector-cut-w8"}) {
     const tlab::Variant& v = tlab::registry().get(name);
     if (!v.supports(tlab::DType::u8)) continue;
     CAPTURE(name);
@@ -187,9 +187,12 @@ int main(int argc, char** argv) {
 // The sector-cut kernel works from absolute addresses: buffers that start anywhere in a sector
 // (element offsets 0 .. 5) must give the same transpose, and no byte outside the output may
 // change, though its first and last words share sectors with the bytes around it.
-TEST_CASE("the sector-cut kernel: buffers at any offset in a sector, nothing written outside the output") {
-  const tlab::Variant& v = tlab::registry().get("gpu/word/sector-cut");
-  int checked = 0;
+TEST_CASE("the sector-cut kernels: buffers at any offset in a sector, nothing written outside the output") {
+  int checked = 0, expected = 0;
+  for (const char* name : {"gpu/word/sector-cut", "gpu/word/sector-cut-w8"}) {
+  const tlab::Variant& v = tlab::registry().get(name);
+  CAPTURE(name);
+  expected += static_cast<int>(v.dtypes().size()) * 5 * 3 * 2;
   for (tlab::DType t : v.dtypes())
     for (tlab::Shape s : {tlab::Shape{1, 7}, tlab::Shape{7, 1}, tlab::Shape{33, 31}, tlab::Shape{300, 301}, tlab::Shape{515, 513}})
       for (int in_off : {0, 1, 5})
@@ -219,5 +222,6 @@ TEST_CASE("the sector-cut kernel: buffers at any offset in a sector, nothing wri
           CHECK(got == want);
           ++checked;
         }
-  CHECK(checked == static_cast<int>(v.dtypes().size()) * 5 * 3 * 2);
+  }
+  CHECK(checked == expected);
 }

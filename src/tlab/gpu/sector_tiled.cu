@@ -26,8 +26,9 @@ namespace {
 using word::kThreads;
 using word::Word;
 
-template <int S> struct Sector {
-  static constexpr int W = S < 4 ? 4 : S;            // bytes per word
+// S-byte elements in words of at least WMIN bytes (4, or 8: an 8 x 8 block of bytes per thread).
+template <int S, int WMIN> struct Sector {
+  static constexpr int W = S < WMIN ? WMIN : S;      // bytes per word
   static constexpr int E = W / S;                    // elements per word
   static constexpr int J = 64;                       // output rows (source columns) per block
   static constexpr int kWindow = 256;                // output bytes per row per block
@@ -35,17 +36,36 @@ template <int S> struct Sector {
   static constexpr int pad = 32 / S;                 // source rows before the window: the skew's room
   static constexpr int span = pad + window;          // source rows a block reads
   static constexpr int out_words = kWindow / W;      // output words per row per block
-  // Column pitch in words. Below 4 bytes: 96 words, word k of column c at k ^ swizzle(c), so
-  // that neither the E x E blocks' column stores (lanes at columns E*w + t, two or one row
-  // groups) nor a warp's 32 consecutive words of one column meet in a bank. From 4 bytes:
-  // odd, so that 32 lanes storing one row's 32 columns do not meet.
-  static constexpr int tile_pitch = E > 1 ? 96 : ((span + 1) | 1);
+  static constexpr int wpr = J * S / W;              // words under a source row's J elements (E > 1)
+  static constexpr int banks = 128 / W;              // W-byte words in one shared-memory wavefront
+  // Column pitch in words. Below W bytes: a multiple of `banks`, word k of column c at
+  // k ^ swizzle(c), so that neither the E x E blocks' column stores (the lanes of a wavefront
+  // at columns E*w + t of one or more row groups) nor a warp's consecutive words of one column
+  // meet in a bank. Whole elements: odd, so that 32 lanes storing one row's columns do not meet.
+  static constexpr int tile_pitch = E > 1 ? ((span / E) | (banks - 1)) + 1 : ((span + 1) | 1);
   static constexpr std::size_t tile_bytes = static_cast<std::size_t>(J) * tile_pitch * W;
-  static constexpr std::size_t smem_bytes = tile_bytes + (E > 1 ? span * 4 : 0);  // + each row's last word
+  static constexpr std::size_t smem_bytes = tile_bytes + (E > 1 ? span * W : 0);  // + each row's last word
   static_assert(span % E == 0 && J % E == 0, "whole E x E blocks");
-  static_assert(E == 1 || ((span / E) | 31) < tile_pitch, "swizzled words stay inside the column's pitch");
-  __device__ static int swizzle(int c) { return E == 4 ? 2 * (c / 4) % 32 : (c / 2) % 32; }
+  __device__ static int swizzle(int c) { return (c / E) * (wpr < banks ? banks / wpr : 1) % banks; }
 };
+
+// A W-byte word as one integer, for shifts and shuffles.
+template <int W> using Bits = std::conditional_t<W == 4, unsigned, unsigned long long>;
+__device__ __forceinline__ unsigned to_word(unsigned b) { return b; }
+__device__ __forceinline__ uint2 to_word(unsigned long long b) {
+  return make_uint2(static_cast<unsigned>(b), static_cast<unsigned>(b >> 32));
+}
+__device__ __forceinline__ unsigned to_bits(unsigned w) { return w; }
+__device__ __forceinline__ unsigned long long to_bits(uint2 w) {
+  return static_cast<unsigned long long>(w.y) << 32 | w.x;
+}
+// The W bytes starting `off` bytes into lo, continued from hi.
+__device__ __forceinline__ unsigned shift_bytes(unsigned lo, unsigned hi, unsigned off) {
+  return __funnelshift_r(lo, hi, 8 * off);
+}
+__device__ __forceinline__ unsigned long long shift_bytes(unsigned long long lo, unsigned long long hi, unsigned off) {
+  return off ? lo >> (8 * off) | hi << (64 - 8 * off) : lo;
+}
 
 // The aligned 4-byte word at `at` of [lo, hi), with the bytes outside it zero: a word that
 // straddles either end of the matrix is read byte by byte, so no access leaves it.
@@ -59,12 +79,19 @@ __device__ __forceinline__ unsigned load_word_within(const unsigned char* at, co
   return v;
 }
 
-template <int S>
+template <int W> __device__ __forceinline__ Bits<W> load_bits_within(const unsigned char* at, const unsigned char* lo,
+                                                                     const unsigned char* hi) {
+  if constexpr (W == 4) return load_word_within(at, lo, hi);
+  else return static_cast<Bits<8>>(load_word_within(at + 4, lo, hi)) << 32 | load_word_within(at, lo, hi);
+}
+
+template <int S, int WMIN>
 __global__ void __launch_bounds__(kThreads, 4)
 transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
                      std::int64_t cols) {
-  using G = Sector<S>;
+  using G = Sector<S, WMIN>;
   constexpr int W = G::W, E = G::E, J = G::J;
+  using B = Bits<W>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Word<W>* tile = reinterpret_cast<Word<W>*>(smem_raw);  // J columns of the span's rows
   const unsigned char* in_end = in + rows * cols * S;
@@ -97,24 +124,27 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
         if (G::span % rpp == 0 || r < G::span) tile[c * G::tile_pitch + r] = v[u];
       }
     } else {
-      unsigned* edge = reinterpret_cast<unsigned*>(smem_raw + G::tile_bytes);
-      // Lanes over the first J*S/4 words of a row (wpr); the word after them, which the row's
-      // last lane needs for its shift, is loaded by a second, shorter set of loads into `edge`.
-      // Where the block's rows are 1 .. rows-2, no word under its bytes leaves the matrix.
-      constexpr int wpr = J * S / 4, gpp = kThreads / wpr, ngroups = G::span / E;
+      B* edge = reinterpret_cast<B*>(smem_raw + G::tile_bytes);
+      // Lanes over the first wpr words of a row; the word after them, which the row's last
+      // lane needs for its shift, is loaded by a second, shorter set of loads into `edge`.
+      constexpr int wpr = G::wpr, gpp = kThreads / wpr, ngroups = G::span / E;
       constexpr int passes = (ngroups + gpp - 1) / gpp, edge_loads = (G::span + kThreads - 1) / kThreads;
-      const bool inside = b0 >= 1 && b0 + G::span < rows;
-      const int w = threadIdx.x % wpr, g_first = threadIdx.x / wpr;
-      // Byte address of (b0 + r, j0) as an integer: rows outside the matrix are never read.
-      const std::uintptr_t first0 = reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>(b0 * row_bytes + j0 * S);
+      // Byte offset of (b0 + r, j0) from `in`; the aligned word under it is found from the
+      // absolute address, so `in` may sit anywhere in a word.
+      const std::int64_t off0 = b0 * row_bytes + j0 * S;
+      const std::uintptr_t first0 = reinterpret_cast<std::uintptr_t>(in) + static_cast<std::uintptr_t>(off0);
       const auto first_byte = [&](int r) { return first0 + static_cast<std::uintptr_t>(r * row_bytes); };
-      const auto word_at = [&](int r, int word) -> unsigned {
-        const std::uintptr_t a = (first_byte(r) & ~std::uintptr_t{3}) + 4 * word;
-        if (inside) return *reinterpret_cast<const unsigned*>(a);
+      // No word under the block's bytes leaves the matrix: its first word starts at or after
+      // `in`, its rows' last words (wpr + 1 of them) end at or before the matrix's end.
+      const bool inside = b0 >= 0 && off0 >= W && off0 + (G::span - 1) * row_bytes + W * (wpr + 1) <= rows * row_bytes;
+      const int w = threadIdx.x % wpr, g_first = threadIdx.x / wpr;
+      const auto word_at = [&](int r, int word) -> B {
+        const std::uintptr_t a = (first_byte(r) & ~static_cast<std::uintptr_t>(W - 1)) + W * word;
+        if (inside) return *reinterpret_cast<const B*>(a);
         if (b0 + r < 0 || b0 + r >= rows) return 0;
-        return load_word_within(reinterpret_cast<const unsigned char*>(a), in, in_end);
+        return load_bits_within<W>(reinterpret_cast<const unsigned char*>(a), in, in_end);
       };
-      unsigned v[passes][E], x[edge_loads];
+      B v[passes][E], x[edge_loads];
 #pragma unroll
       for (int p = 0; p < passes; ++p)
 #pragma unroll
@@ -133,24 +163,23 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
         if (r < G::span) edge[r] = x[u];
       }
       __syncthreads();
-      unsigned* tile_words = reinterpret_cast<unsigned*>(tile);
 #pragma unroll
       for (int p = 0; p < passes; ++p) {
         const int g = g_first + p * gpp;
-        unsigned rowv[E], colv[E];
+        Word<W> rowv[E], colv[E];
 #pragma unroll
         for (int e = 0; e < E; ++e) {
           const int r = g * E + e;
-          unsigned next = __shfl_down_sync(0xffffffffu, v[p][e], 1, wpr);
+          B next = __shfl_down_sync(0xffffffffu, v[p][e], 1, wpr);
           if (w == wpr - 1) next = edge[r < G::span ? r : 0];
-          rowv[e] = __funnelshift_r(v[p][e], next, 8 * static_cast<unsigned>(first_byte(r) & 3));
+          rowv[e] = to_word(shift_bytes(v[p][e], next, static_cast<unsigned>(first_byte(r) & (W - 1))));
         }
         if (ngroups % gpp == 0 || g < ngroups) {
-          word::transpose_block<S, 4>(rowv, colv);
+          word::transpose_block<S, W>(rowv, colv);
 #pragma unroll
           for (int t = 0; t < E; ++t) {
             const int c = w * E + t;
-            tile_words[c * G::tile_pitch + (g ^ G::swizzle(c))] = colv[t];
+            tile[c * G::tile_pitch + (g ^ G::swizzle(c))] = colv[t];
           }
         }
       }
@@ -177,9 +206,9 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
         if constexpr (E == 1) {
           v = tile[jj * G::tile_pitch + i0 + q];
         } else {
-          const unsigned* col = reinterpret_cast<const unsigned*>(tile) + jj * G::tile_pitch;
-          const int k = (i0 * S) / 4 + q, m = G::swizzle(jj);
-          v = __funnelshift_r(col[k ^ m], col[(k + 1) ^ m], 8 * ((i0 * S) % 4));
+          const Word<W>* col = tile + jj * G::tile_pitch;
+          const int k = (i0 * S) / W + q, m = G::swizzle(jj);
+          v = to_word(shift_bytes(to_bits(col[k ^ m]), to_bits(col[(k + 1) ^ m]), (i0 * S) % W));
         }
         Word<W>* at = reinterpret_cast<Word<W>*>(dst) + q;
         if (whole) {
@@ -196,10 +225,10 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
   }
 }
 
-template <int S> void launch(const Operands& op) {
-  using G = Sector<S>;
+template <int S, int WMIN> void launch(const Operands& op) {
+  using G = Sector<S, WMIN>;
   static unsigned long long smem_allowed = 0;
-  auto k = transpose_sector_cut<S>;
+  auto k = transpose_sector_cut<S, WMIN>;
   word::allow_smem(k, G::smem_bytes, smem_allowed);
   const std::int64_t windows = ceil_div(op.shape.rows * S + 32, G::kWindow);
   const dim3 grid = grid_2d(windows, ceil_div(op.shape.cols, G::J));
@@ -212,11 +241,18 @@ template <int S> void launch(const Operands& op) {
 }  // namespace
 
 void register_gpu_sector(Registry& r) {
-  Variant v = gpu_variant("gpu/word/sector-cut", "gpu-word", Placement::out_of_place, {{"window", "256"}},
+  Variant v = gpu_variant("gpu/word/sector-cut", "gpu-word", Placement::out_of_place, {{"window", "256"}, {"word", "4"}},
                           "each block owns whole 32-byte sectors of its output rows, cut at the row's own "
                           "offset; aligned words whatever the rows' alignment");
-  v.kernels = instantiate_all([](auto tag, const Operands& op) { launch<sizeof(decltype(tag))>(op); });
+  v.kernels = instantiate_all([](auto tag, const Operands& op) { launch<sizeof(decltype(tag)), 4>(op); });
   r.add(std::move(v));
+  // 8-byte words: 8 x 8 blocks of bytes (4 x 4 of 2-byte elements) per thread, for the
+  // small elements where 4-byte words leave the kernel bound by instruction issue.
+  Variant w8 = gpu_variant("gpu/word/sector-cut-w8", "gpu-word", Placement::out_of_place, {{"window", "256"}, {"word", "8"}},
+                           "sector-cut with 8-byte words: 8 x 8 byte blocks in registers");
+  w8.kernels = instantiate<std::uint8_t, std::uint16_t>(
+      [](auto tag, const Operands& op) { launch<sizeof(decltype(tag)), 8>(op); });
+  r.add(std::move(w8));
 }
 
 }  // namespace tlab::gpu
