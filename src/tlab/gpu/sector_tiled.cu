@@ -12,10 +12,10 @@
 // 32/S source rows before its windows too.
 //
 // Two phases through one column-major tile in shared memory. (1) A thread loads the aligned
-// 4-byte words under E consecutive source rows at one word column (E = 4/S elements a word,
-// whole elements from 4 bytes up), shifts each row's bytes to the block's first column with
-// its neighbour lane's word (one shuffle, one funnel shift), transposes the E x E block in
-// registers as the word kernels do, and stores E column words. (2) A warp takes whole output
+// W-byte words (W = 4 or 8; whole elements from 4 bytes up) under E = W/S consecutive source
+// rows at one word column, shifts each row's bytes to the block's first column with its
+// neighbour lane's word (word_tile.cuh's shfl_word and bytes_from), transposes the E x E
+// block in registers as the word kernels do, and stores E column words. (2) A warp takes whole output
 // rows and stores each aligned word of the row's window, read from its column at the row's
 // skew with one more funnel shift.
 #include "tlab/gpu/word_tile.cuh"
@@ -49,40 +49,16 @@ template <int S, int WMIN> struct Sector {
   __device__ static int swizzle(int c) { return (c / E) * (wpr < banks ? banks / wpr : 1) % banks; }
 };
 
-// A W-byte word as one integer, for shifts and shuffles.
-template <int W> using Bits = std::conditional_t<W == 4, unsigned, unsigned long long>;
-__device__ __forceinline__ unsigned to_word(unsigned b) { return b; }
-__device__ __forceinline__ uint2 to_word(unsigned long long b) {
-  return make_uint2(static_cast<unsigned>(b), static_cast<unsigned>(b >> 32));
-}
-__device__ __forceinline__ unsigned to_bits(unsigned w) { return w; }
-__device__ __forceinline__ unsigned long long to_bits(uint2 w) {
-  return static_cast<unsigned long long>(w.y) << 32 | w.x;
-}
-// The W bytes starting `off` bytes into lo, continued from hi.
-__device__ __forceinline__ unsigned shift_bytes(unsigned lo, unsigned hi, unsigned off) {
-  return __funnelshift_r(lo, hi, 8 * off);
-}
-__device__ __forceinline__ unsigned long long shift_bytes(unsigned long long lo, unsigned long long hi, unsigned off) {
-  return off ? lo >> (8 * off) | hi << (64 - 8 * off) : lo;
-}
-
-// The aligned 4-byte word at `at` of [lo, hi), with the bytes outside it zero: a word that
+// The aligned W-byte word at `at`, with the bytes outside [lo, hi) zero: a word that
 // straddles either end of the matrix is read byte by byte, so no access leaves it.
-__device__ __forceinline__ unsigned load_word_within(const unsigned char* at, const unsigned char* lo,
-                                                     const unsigned char* hi) {
-  if (at >= lo && at + 4 <= hi) return *reinterpret_cast<const unsigned*>(at);
-  unsigned v = 0;
+template <int W> __device__ __forceinline__ Word<W> load_within(const unsigned char* at, const unsigned char* lo,
+                                                                const unsigned char* hi) {
+  if (at >= lo && at + W <= hi) return *reinterpret_cast<const Word<W>*>(at);
+  Word<W> v{};
 #pragma unroll
-  for (int b = 0; b < 4; ++b)
-    if (at + b >= lo && at + b < hi) v |= static_cast<unsigned>(at[b]) << (8 * b);
+  for (int b = 0; b < W; ++b)
+    if (at + b >= lo && at + b < hi) word::set_element<1, W>(v, b, at[b]);
   return v;
-}
-
-template <int W> __device__ __forceinline__ Bits<W> load_bits_within(const unsigned char* at, const unsigned char* lo,
-                                                                     const unsigned char* hi) {
-  if constexpr (W == 4) return load_word_within(at, lo, hi);
-  else return static_cast<Bits<8>>(load_word_within(at + 4, lo, hi)) << 32 | load_word_within(at, lo, hi);
 }
 
 template <int S, int WMIN>
@@ -91,7 +67,6 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
                      std::int64_t cols) {
   using G = Sector<S, WMIN>;
   constexpr int W = G::W, E = G::E, J = G::J;
-  using B = Bits<W>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Word<W>* tile = reinterpret_cast<Word<W>*>(smem_raw);  // J columns of the span's rows
   const unsigned char* in_end = in + rows * cols * S;
@@ -124,7 +99,7 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
         if (G::span % rpp == 0 || r < G::span) tile[c * G::tile_pitch + r] = v[u];
       }
     } else {
-      B* edge = reinterpret_cast<B*>(smem_raw + G::tile_bytes);
+      Word<W>* edge = reinterpret_cast<Word<W>*>(smem_raw + G::tile_bytes);
       // Lanes over the first wpr words of a row; the word after them, which the row's last
       // lane needs for its shift, is loaded by a second, shorter set of loads into `edge`.
       constexpr int wpr = G::wpr, gpp = kThreads / wpr, ngroups = G::span / E;
@@ -138,24 +113,24 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
       // `in`, its rows' last words (wpr + 1 of them) end at or before the matrix's end.
       const bool inside = b0 >= 0 && off0 >= W && off0 + (G::span - 1) * row_bytes + W * (wpr + 1) <= rows * row_bytes;
       const int w = threadIdx.x % wpr, g_first = threadIdx.x / wpr;
-      const auto word_at = [&](int r, int word) -> B {
-        const std::uintptr_t a = (first_byte(r) & ~static_cast<std::uintptr_t>(W - 1)) + W * word;
-        if (inside) return *reinterpret_cast<const B*>(a);
-        if (b0 + r < 0 || b0 + r >= rows) return 0;
-        return load_bits_within<W>(reinterpret_cast<const unsigned char*>(a), in, in_end);
+      const auto word_at = [&](int r, int word) -> Word<W> {
+        const auto* a = reinterpret_cast<const unsigned char*>((first_byte(r) & ~static_cast<std::uintptr_t>(W - 1)) + W * word);
+        if (inside) return *reinterpret_cast<const Word<W>*>(a);
+        if (b0 + r < 0 || b0 + r >= rows) return Word<W>{};
+        return load_within<W>(a, in, in_end);
       };
-      B v[passes][E], x[edge_loads];
+      Word<W> v[passes][E], x[edge_loads];
 #pragma unroll
       for (int p = 0; p < passes; ++p)
 #pragma unroll
         for (int e = 0; e < E; ++e) {
           const int g = g_first + p * gpp;
-          v[p][e] = ngroups % gpp == 0 || g < ngroups ? word_at(g * E + e, w) : 0;
+          v[p][e] = ngroups % gpp == 0 || g < ngroups ? word_at(g * E + e, w) : Word<W>{};
         }
 #pragma unroll
       for (int u = 0; u < edge_loads; ++u) {
         const int r = threadIdx.x + u * kThreads;
-        x[u] = r < G::span ? word_at(r, wpr) : 0;
+        x[u] = r < G::span ? word_at(r, wpr) : Word<W>{};
       }
 #pragma unroll
       for (int u = 0; u < edge_loads; ++u) {
@@ -170,9 +145,11 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
 #pragma unroll
         for (int e = 0; e < E; ++e) {
           const int r = g * E + e;
-          B next = __shfl_down_sync(0xffffffffu, v[p][e], 1, wpr);
+          // The next lane's word; the row's last lane (whose next lane is another row's, or
+          // none) takes the row's extra word instead.
+          Word<W> next = word::shfl_word<word::Shfl::down, W>(v[p][e], 1);
           if (w == wpr - 1) next = edge[r < G::span ? r : 0];
-          rowv[e] = to_word(shift_bytes(v[p][e], next, static_cast<unsigned>(first_byte(r) & (W - 1))));
+          rowv[e] = word::bytes_from<W>(v[p][e], next, static_cast<int>(first_byte(r) & (W - 1)));
         }
         if (ngroups % gpp == 0 || g < ngroups) {
           word::transpose_block<S, W>(rowv, colv);
@@ -208,7 +185,7 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
         } else {
           const Word<W>* col = tile + jj * G::tile_pitch;
           const int k = (i0 * S) / W + q, m = G::swizzle(jj);
-          v = to_word(shift_bytes(to_bits(col[k ^ m]), to_bits(col[(k + 1) ^ m]), (i0 * S) % W));
+          v = word::bytes_from<W>(col[k ^ m], col[(k + 1) ^ m], (i0 * S) % W);
         }
         Word<W>* at = reinterpret_cast<Word<W>*>(dst) + q;
         if (whole) {
