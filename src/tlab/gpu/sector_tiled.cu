@@ -202,6 +202,158 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
   }
 }
 
+// The same cut for 1- and 2-byte elements, with the address work taken out of the inner
+// loops (performance notes, section 9, "Lean sector-cut"): a warp loads the 32 aligned words
+// under one source row's J = 31 E elements, so the word that the 31st lane's shift needs is
+// the 32nd lane's own (no edge buffer); every thread steps one pointer down its rows; and a
+// block whose rows and windows all lie inside the matrix runs a body without a single bound.
+template <int S> struct Lean {
+  static constexpr int W = 4, E = W / S;
+  static constexpr int J = 31 * E;                  // output rows per block: 31 words of a source row
+  static constexpr int kWindow = 256, window = kWindow / S, pad = 32 / S, span = pad + window;
+  static constexpr int warps = kThreads / 32;
+  static constexpr int groups = span / E;            // groups of E source rows, one word each per lane
+  static constexpr int passes = groups / warps;      // a warp's groups
+  static constexpr int chunk = 12 / E;               // passes whose loads are in flight together
+  // Word g of column c at g ^ (c / E), as in word_tile.cuh: 31 lanes storing one group's
+  // columns, and a warp reading 32 consecutive words of one column, each meet every bank once.
+  static constexpr int pitch = (groups + 31) / 32 * 32;
+  static constexpr int out_words = kWindow / W;
+  static constexpr std::size_t smem_bytes = static_cast<std::size_t>(J) * pitch * W;
+  static_assert(S < 4 && span % E == 0 && groups % warps == 0 && out_words == 64, "");
+};
+
+template <int S, bool Inside>
+__device__ __forceinline__ void lean_fill(unsigned* __restrict__ tile, const unsigned char* in, const unsigned char* in_end,
+                                          std::int64_t rows, std::int64_t row_bytes, std::int64_t b0, std::int64_t j0) {
+  using G = Lean<S>;
+  constexpr int E = G::E;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // Byte (b0 + warp E, j0) plus the lane's word: the aligned word at or below this address
+  // is the lane's, and its low two bits are the row's shift. Groups of a pass are `warps`
+  // groups apart; rows of a group one row apart.
+  std::uintptr_t at = reinterpret_cast<std::uintptr_t>(in) +
+                      static_cast<std::uintptr_t>((b0 + warp * E) * row_bytes + j0 * S + 4 * lane);
+  const std::uintptr_t step = static_cast<std::uintptr_t>(row_bytes), pass_step = step * (G::warps * E);
+  unsigned* col = tile + lane * E * G::pitch + (warp ^ lane);
+#pragma unroll
+  for (int c0 = 0; c0 < G::passes; c0 += G::chunk) {
+    constexpr int n = G::chunk;
+    unsigned v[n][E], sh[n][E];
+#pragma unroll
+    for (int p = 0; p < n; ++p)
+#pragma unroll
+      for (int e = 0; e < E; ++e) {
+        v[p][e] = 0;
+        sh[p][e] = 0;
+        if (c0 + p >= G::passes) continue;
+        const std::uintptr_t a = at + static_cast<std::uintptr_t>(p) * pass_step + e * step;
+        sh[p][e] = static_cast<unsigned>(a) << 3;  // funnel shifts take it modulo 32
+        const auto* word = reinterpret_cast<const unsigned char*>(a & ~std::uintptr_t{3});
+        if constexpr (Inside) {
+          v[p][e] = *reinterpret_cast<const unsigned*>(word);
+        } else {
+          const std::int64_t r = b0 + (warp + G::warps * (c0 + p)) * E + e;
+          if (r >= 0 && r < rows) v[p][e] = load_within<4>(word, in, in_end);
+        }
+      }
+#pragma unroll
+    for (int p = 0; p < n; ++p) {
+      if (c0 + p >= G::passes) break;
+      unsigned rowv[E], colv[E];
+#pragma unroll
+      for (int e = 0; e < E; ++e) rowv[e] = __funnelshift_r(v[p][e], __shfl_down_sync(0xffffffffu, v[p][e], 1), sh[p][e]);
+      word::transpose_block<S, 4>(rowv, colv);
+      if (lane < 31) {
+        const int g_xor = (c0 + p) * G::warps;  // g = warp + g_xor, and warp < warps: g ^ lane = (warp ^ lane) ^ g_xor
+        unsigned* dst = col - (warp ^ lane) + ((warp ^ lane) ^ g_xor);
+#pragma unroll
+        for (int t = 0; t < E; ++t) dst[t * G::pitch] = colv[t];
+      }
+    }
+    at += static_cast<std::uintptr_t>(n) * pass_step;
+  }
+}
+
+template <int S, bool Whole>
+__device__ __forceinline__ void lean_drain(const unsigned* __restrict__ tile, unsigned char* out, std::int64_t rows,
+                                           std::int64_t cols, std::int64_t kk, std::int64_t j0) {
+  using G = Lean<S>;
+  constexpr int E = G::E;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::uintptr_t row_step = static_cast<std::uintptr_t>(rows * S);
+  std::uintptr_t row_start = reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>(j0 + warp) * row_step;
+  const std::uintptr_t window_off = static_cast<std::uintptr_t>(kk * G::kWindow + 4 * lane);
+#pragma unroll 1
+  for (int jj = warp; jj < G::J && j0 + jj < cols; jj += G::warps, row_start += G::warps * row_step) {
+    const int skew_bytes = static_cast<int>(row_start & 31);
+    const int b = 32 - skew_bytes;  // the window's first byte in the column (source row pad - skew)
+    const unsigned sh = static_cast<unsigned>(b) << 3;
+    const unsigned* c = tile + jj * G::pitch;
+    const int m = jj / E, k = (b >> 2) + lane;
+    const int x0 = k ^ m, x1 = (k + 1) ^ m;  // m < 32: word k + 32 is at x0 + 32
+    auto* dst = reinterpret_cast<unsigned*>((row_start & ~std::uintptr_t{31}) + window_off);
+#pragma unroll
+    for (int t = 0; t < 2; ++t) {
+      const unsigned v = __funnelshift_r(c[x0 + 32 * t], c[x1 + 32 * t], sh);
+      if constexpr (Whole) {
+        dst[32 * t] = v;
+      } else {
+        const std::int64_t e0 = kk * G::window - skew_bytes / S + (lane + 32 * t) * E;
+        if (e0 >= 0 && e0 + E <= rows) {
+          dst[32 * t] = v;
+        } else {
+#pragma unroll
+          for (int e = 0; e < E; ++e)
+            if (e0 + e >= 0 && e0 + e < rows) reinterpret_cast<Word<S>*>(dst + 32 * t)[e] = word::element_of<S, 4>(v, e);
+        }
+      }
+    }
+  }
+}
+
+template <int S>
+__global__ void __launch_bounds__(kThreads, 4)
+transpose_sector_lean(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
+                      std::int64_t cols) {
+  using G = Lean<S>;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  unsigned* tile = reinterpret_cast<unsigned*>(smem_raw);
+  const std::int64_t row_bytes = cols * S, total = rows * row_bytes;
+  const std::int64_t kk = blockIdx.x, b0 = kk * G::window - G::pad;
+  // Every window of the block's rows inside its output row: no partial words to store.
+  const bool whole = kk >= 1 && (kk + 1) * G::window <= rows;
+  const std::int64_t groups = (cols + G::J - 1) / G::J;
+  for (std::int64_t grp = blockIdx.y; grp < groups; grp += gridDim.y) {
+    const std::int64_t j0 = grp * G::J, off0 = b0 * row_bytes + j0 * S;
+    // Every word the block loads (32 from each row's first byte, rounded down) is in the matrix.
+    const bool inside = b0 >= 0 && b0 + G::span <= rows && off0 >= 4 && off0 + (G::span - 1) * row_bytes + 128 <= total;
+    if (inside)
+      lean_fill<S, true>(tile, in, in + total, rows, row_bytes, b0, j0);
+    else
+      lean_fill<S, false>(tile, in, in + total, rows, row_bytes, b0, j0);
+    __syncthreads();
+    if (whole)
+      lean_drain<S, true>(tile, out, rows, cols, kk, j0);
+    else
+      lean_drain<S, false>(tile, out, rows, cols, kk, j0);
+    __syncthreads();  // the next column group overwrites shared memory
+  }
+}
+
+template <int S> void launch_lean(const Operands& op) {
+  using G = Lean<S>;
+  static unsigned long long smem_allowed = 0;
+  auto k = transpose_sector_lean<S>;
+  word::allow_smem(k, G::smem_bytes, smem_allowed);
+  const std::int64_t windows = ceil_div(op.shape.rows * S + 32, G::kWindow);
+  const dim3 grid = grid_2d(windows, ceil_div(op.shape.cols, G::J));
+  k<<<grid, kThreads, G::smem_bytes, stream_of(op)>>>(static_cast<const unsigned char*>(op.in),
+                                                      static_cast<unsigned char*>(op.out), op.shape.rows,
+                                                      op.shape.cols);
+  TLAB_CUDA_LAUNCHED();
+}
+
 template <int S, int WMIN> void launch(const Operands& op) {
   using G = Sector<S, WMIN>;
   static unsigned long long smem_allowed = 0;
@@ -230,6 +382,10 @@ void register_gpu_sector(Registry& r) {
   w8.kernels = instantiate<std::uint8_t, std::uint16_t>(
       [](auto tag, const Operands& op) { launch<sizeof(decltype(tag)), 8>(op); });
   r.add(std::move(w8));
+  Variant lean = gpu_variant("gpu/word/sector-cut-lean", "gpu-word", Placement::out_of_place, {{"window", "256"}, {"word", "4"}},
+                             "sector-cut for 1- and 2-byte elements with one pointer per thread and bound-free interior blocks");
+  lean.kernels = instantiate<std::uint8_t, std::uint16_t>([](auto tag, const Operands& op) { launch_lean<sizeof(decltype(tag))>(op); });
+  r.add(std::move(lean));
 }
 
 }  // namespace tlab::gpu
