@@ -207,26 +207,28 @@ transpose_sector_cut(const unsigned char* __restrict__ in, unsigned char* __rest
 // under one source row's J = 31 E elements, so the word that the 31st lane's shift needs is
 // the 32nd lane's own (no edge buffer); every thread steps one pointer down its rows; and a
 // block whose rows and windows all lie inside the matrix runs a body without a single bound.
-template <int S> struct Lean {
+template <int S, int LOADS = 12, int MINB = 4> struct Lean {
+  static constexpr int min_blocks = MINB;
   static constexpr int W = 4, E = W / S;
   static constexpr int J = 31 * E;                  // output rows per block: 31 words of a source row
   static constexpr int kWindow = 256, window = kWindow / S, pad = 32 / S, span = pad + window;
   static constexpr int warps = kThreads / 32;
   static constexpr int groups = span / E;            // groups of E source rows, one word each per lane
   static constexpr int passes = groups / warps;      // a warp's groups
-  static constexpr int chunk = 12 / E;               // passes whose loads are in flight together
+  static constexpr int chunk = LOADS / E < groups / (kThreads / 32) ? LOADS / E : groups / (kThreads / 32);  // passes whose loads are in flight together
   // Word g of column c at g ^ (c / E), as in word_tile.cuh: 31 lanes storing one group's
   // columns, and a warp reading 32 consecutive words of one column, each meet every bank once.
   static constexpr int pitch = (groups + 31) / 32 * 32;
   static constexpr int out_words = kWindow / W;
-  static constexpr std::size_t smem_bytes = static_cast<std::size_t>(J) * pitch * W;
+  // Columns J .. J + E - 1 take the 32nd lane's block, which is never read: a store every lane
+  // makes costs nothing, a branch around it costs a convergence barrier and its addressing.
+  static constexpr std::size_t smem_bytes = static_cast<std::size_t>(J + E) * pitch * W;
   static_assert(S < 4 && span % E == 0 && groups % warps == 0 && out_words == 64, "");
 };
 
-template <int S, bool Inside>
+template <typename G, int S, bool Inside>
 __device__ __forceinline__ void lean_fill(unsigned* __restrict__ tile, const unsigned char* in, const unsigned char* in_end,
                                           std::int64_t rows, std::int64_t row_bytes, std::int64_t b0, std::int64_t j0) {
-  using G = Lean<S>;
   constexpr int E = G::E;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   // Byte (b0 + warp E, j0) plus the lane's word: the aligned word at or below this address
@@ -251,7 +253,7 @@ __device__ __forceinline__ void lean_fill(unsigned* __restrict__ tile, const uns
         sh[p][e] = static_cast<unsigned>(a) << 3;  // funnel shifts take it modulo 32
         const auto* word = reinterpret_cast<const unsigned char*>(a & ~std::uintptr_t{3});
         if constexpr (Inside) {
-          v[p][e] = *reinterpret_cast<const unsigned*>(word);
+          v[p][e] = __ldg(reinterpret_cast<const unsigned*>(word));
         } else {
           const std::int64_t r = b0 + (warp + G::warps * (c0 + p)) * E + e;
           if (r >= 0 && r < rows) v[p][e] = load_within<4>(word, in, in_end);
@@ -264,28 +266,26 @@ __device__ __forceinline__ void lean_fill(unsigned* __restrict__ tile, const uns
 #pragma unroll
       for (int e = 0; e < E; ++e) rowv[e] = __funnelshift_r(v[p][e], __shfl_down_sync(0xffffffffu, v[p][e], 1), sh[p][e]);
       word::transpose_block<S, 4>(rowv, colv);
-      if (lane < 31) {
-        const int g_xor = (c0 + p) * G::warps;  // g = warp + g_xor, and warp < warps: g ^ lane = (warp ^ lane) ^ g_xor
-        unsigned* dst = col - (warp ^ lane) + ((warp ^ lane) ^ g_xor);
+      const int g_xor = (c0 + p) * G::warps;  // g = warp + g_xor, and warp < warps: g ^ lane = (warp ^ lane) ^ g_xor
+      unsigned* dst = col - (warp ^ lane) + ((warp ^ lane) ^ g_xor);
 #pragma unroll
-        for (int t = 0; t < E; ++t) dst[t * G::pitch] = colv[t];
-      }
+      for (int t = 0; t < E; ++t) dst[t * G::pitch] = colv[t];
     }
     at += static_cast<std::uintptr_t>(n) * pass_step;
   }
 }
 
-template <int S, bool Whole>
+template <typename G, int S, bool Whole>
 __device__ __forceinline__ void lean_drain(const unsigned* __restrict__ tile, unsigned char* out, std::int64_t rows,
                                            std::int64_t cols, std::int64_t kk, std::int64_t j0) {
-  using G = Lean<S>;
   constexpr int E = G::E;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const std::uintptr_t row_step = static_cast<std::uintptr_t>(rows * S);
   std::uintptr_t row_start = reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>(j0 + warp) * row_step;
   const std::uintptr_t window_off = static_cast<std::uintptr_t>(kk * G::kWindow + 4 * lane);
+  const int rows_here = cols - j0 < G::J ? static_cast<int>(cols - j0) : G::J;
 #pragma unroll 1
-  for (int jj = warp; jj < G::J && j0 + jj < cols; jj += G::warps, row_start += G::warps * row_step) {
+  for (int jj = warp; jj < rows_here; jj += G::warps, row_start += G::warps * row_step) {
     const int skew_bytes = static_cast<int>(row_start & 31);
     const int b = 32 - skew_bytes;  // the window's first byte in the column (source row pad - skew)
     const unsigned sh = static_cast<unsigned>(b) << 3;
@@ -312,11 +312,10 @@ __device__ __forceinline__ void lean_drain(const unsigned* __restrict__ tile, un
   }
 }
 
-template <int S>
-__global__ void __launch_bounds__(kThreads, 4)
+template <int S, typename G>
+__global__ void __launch_bounds__(kThreads, G::min_blocks)
 transpose_sector_lean(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
                       std::int64_t cols) {
-  using G = Lean<S>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned* tile = reinterpret_cast<unsigned*>(smem_raw);
   const std::int64_t row_bytes = cols * S, total = rows * row_bytes;
@@ -329,22 +328,127 @@ transpose_sector_lean(const unsigned char* __restrict__ in, unsigned char* __res
     // Every word the block loads (32 from each row's first byte, rounded down) is in the matrix.
     const bool inside = b0 >= 0 && b0 + G::span <= rows && off0 >= 4 && off0 + (G::span - 1) * row_bytes + 128 <= total;
     if (inside)
-      lean_fill<S, true>(tile, in, in + total, rows, row_bytes, b0, j0);
+      lean_fill<G, S, true>(tile, in, in + total, rows, row_bytes, b0, j0);
     else
-      lean_fill<S, false>(tile, in, in + total, rows, row_bytes, b0, j0);
+      lean_fill<G, S, false>(tile, in, in + total, rows, row_bytes, b0, j0);
     __syncthreads();
     if (whole)
-      lean_drain<S, true>(tile, out, rows, cols, kk, j0);
+      lean_drain<G, S, true>(tile, out, rows, cols, kk, j0);
     else
-      lean_drain<S, false>(tile, out, rows, cols, kk, j0);
+      lean_drain<G, S, false>(tile, out, rows, cols, kk, j0);
     __syncthreads();  // the next column group overwrites shared memory
   }
 }
 
-template <int S> void launch_lean(const Operands& op) {
-  using G = Lean<S>;
+// Pipelined and persistent: a block walks items (window, column group) with a stride of the
+// grid, which is as large as the GPU holds at once. All of an item's words are loaded into
+// registers before the previous item's tile is drained, so the loads are in flight while the
+// block stores, and a block never waits on memory with nothing else to do.
+template <typename G, int S, bool Inside>
+__device__ __forceinline__ void pipe_load(unsigned (&v)[G::passes][G::E], const unsigned char* in,
+                                          const unsigned char* in_end, std::int64_t rows, std::int64_t row_bytes,
+                                          std::int64_t b0, std::int64_t j0) {
+  constexpr int E = G::E;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(in) +
+                            static_cast<std::uintptr_t>((b0 + warp * E) * row_bytes + j0 * S + 4 * lane);
+  const std::uintptr_t step = static_cast<std::uintptr_t>(row_bytes), pass_step = step * (G::warps * E);
+#pragma unroll
+  for (int p = 0; p < G::passes; ++p)
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      const auto* word = reinterpret_cast<const unsigned char*>((at + p * pass_step + e * step) & ~std::uintptr_t{3});
+      if constexpr (Inside) {
+        v[p][e] = __ldg(reinterpret_cast<const unsigned*>(word));
+      } else {
+        const std::int64_t r = b0 + (warp + G::warps * p) * E + e;
+        v[p][e] = r >= 0 && r < rows ? load_within<4>(word, in, in_end) : 0u;
+      }
+    }
+}
+
+// Shifts, transposes and stores the loaded words; a row's shift is the low bits of its
+// address, which need only 32-bit arithmetic.
+template <typename G, int S>
+__device__ __forceinline__ void pipe_store(const unsigned (&v)[G::passes][G::E], unsigned* tile, unsigned at_lo,
+                                           unsigned step_lo) {
+  constexpr int E = G::E;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned* col = tile + lane * E * G::pitch;
+#pragma unroll
+  for (int p = 0; p < G::passes; ++p) {
+    unsigned rowv[E], colv[E];
+#pragma unroll
+    for (int e = 0; e < E; ++e) {
+      const unsigned sh = (at_lo + static_cast<unsigned>(p * G::warps * E + e) * step_lo) << 3;
+      rowv[e] = __funnelshift_r(v[p][e], __shfl_down_sync(0xffffffffu, v[p][e], 1), sh);
+    }
+    word::transpose_block<S, 4>(rowv, colv);
+    unsigned* dst = col + ((warp ^ lane) ^ (p * G::warps));
+#pragma unroll
+    for (int t = 0; t < E; ++t) dst[t * G::pitch] = colv[t];
+  }
+}
+
+template <int S, typename G>
+__global__ void __launch_bounds__(kThreads, G::min_blocks)
+transpose_sector_pipe(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
+                      std::int64_t cols, unsigned windows, unsigned items) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  unsigned* tile = reinterpret_cast<unsigned*>(smem_raw);
+  const std::int64_t row_bytes = cols * S, total = rows * row_bytes;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned v[G::passes][G::E];
+  const auto load = [&](unsigned item) {
+    const std::int64_t b0 = static_cast<std::int64_t>(item % windows) * G::window - G::pad;
+    const std::int64_t j0 = static_cast<std::int64_t>(item / windows) * G::J, off0 = b0 * row_bytes + j0 * S;
+    if (b0 >= 0 && b0 + G::span <= rows && off0 >= 4 && off0 + (G::span - 1) * row_bytes + 128 <= total)
+      pipe_load<G, S, true>(v, in, in + total, rows, row_bytes, b0, j0);
+    else
+      pipe_load<G, S, false>(v, in, in + total, rows, row_bytes, b0, j0);
+  };
+  unsigned item = blockIdx.x;
+  if (item < items) load(item);
+  for (; item < items; item += gridDim.x) {
+    const std::int64_t kk = item % windows, j0 = static_cast<std::int64_t>(item / windows) * G::J;
+    const std::int64_t b0 = kk * G::window - G::pad;
+    const unsigned at_lo = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in)) +
+                           static_cast<unsigned>(b0 + warp * G::E) * static_cast<unsigned>(row_bytes) +
+                           static_cast<unsigned>(j0 * S) + 4u * lane;
+    pipe_store<G, S>(v, tile, at_lo, static_cast<unsigned>(row_bytes));
+    if (item + gridDim.x < items) load(item + gridDim.x);
+    __syncthreads();
+    if (kk >= 1 && (kk + 1) * G::window <= rows)
+      lean_drain<G, S, true>(tile, out, rows, cols, kk, j0);
+    else
+      lean_drain<G, S, false>(tile, out, rows, cols, kk, j0);
+    __syncthreads();  // the next item overwrites shared memory
+  }
+}
+
+template <int S, int MINB> void launch_pipe(const Operands& op) {
+  using G = Lean<S, 4 * 72, MINB>;
   static unsigned long long smem_allowed = 0;
-  auto k = transpose_sector_lean<S>;
+  auto k = transpose_sector_pipe<S, G>;
+  word::allow_smem(k, G::smem_bytes, smem_allowed);
+  const std::int64_t windows = ceil_div(op.shape.rows * S + 32, G::kWindow);
+  const std::int64_t items = windows * ceil_div(op.shape.cols, G::J);
+  if (items >= (std::int64_t{1} << 32)) throw std::invalid_argument("sector-cut-pipe: more than 2^32 blocks of work");
+  int device = 0, sms = 0, per_sm = 0;
+  TLAB_CUDA(cudaGetDevice(&device));
+  TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, G::smem_bytes));
+  const std::int64_t blocks = std::min<std::int64_t>(items, std::int64_t{sms} * std::max(per_sm, 1));
+  k<<<static_cast<unsigned>(blocks), kThreads, G::smem_bytes, stream_of(op)>>>(
+      static_cast<const unsigned char*>(op.in), static_cast<unsigned char*>(op.out), op.shape.rows, op.shape.cols,
+      static_cast<unsigned>(windows), static_cast<unsigned>(items));
+  TLAB_CUDA_LAUNCHED();
+}
+
+template <int S, int LOADS = 12, int MINB = 4> void launch_lean(const Operands& op) {
+  using G = Lean<S, LOADS, MINB>;
+  static unsigned long long smem_allowed = 0;
+  auto k = transpose_sector_lean<S, G>;
   word::allow_smem(k, G::smem_bytes, smem_allowed);
   const std::int64_t windows = ceil_div(op.shape.rows * S + 32, G::kWindow);
   const dim3 grid = grid_2d(windows, ceil_div(op.shape.cols, G::J));
@@ -386,6 +490,21 @@ void register_gpu_sector(Registry& r) {
                              "sector-cut for 1- and 2-byte elements with one pointer per thread and bound-free interior blocks");
   lean.kernels = instantiate<std::uint8_t, std::uint16_t>([](auto tag, const Operands& op) { launch_lean<sizeof(decltype(tag))>(op); });
   r.add(std::move(lean));
+  Variant l24 = gpu_variant("gpu/word/sector-cut-lean-24", "gpu-word", Placement::out_of_place, {{"window", "256"}}, "lean, 24 loads in flight, 3 blocks");
+  l24.kernels = instantiate<std::uint8_t, std::uint16_t>([](auto tag, const Operands& op) { launch_lean<sizeof(decltype(tag)), 24, 3>(op); });
+  r.add(std::move(l24));
+  Variant l36 = gpu_variant("gpu/word/sector-cut-lean-36", "gpu-word", Placement::out_of_place, {{"window", "256"}}, "lean, 36 loads in flight, 2 blocks");
+  l36.kernels = instantiate<std::uint8_t, std::uint16_t>([](auto tag, const Operands& op) { launch_lean<sizeof(decltype(tag)), 36, 2>(op); });
+  r.add(std::move(l36));
+  Variant p2 = gpu_variant("gpu/word/sector-cut-pipe-2", "gpu-word", Placement::out_of_place, {{"window", "256"}}, "pipelined persistent lean, 2 blocks");
+  p2.kernels = instantiate<std::uint8_t, std::uint16_t>([](auto tag, const Operands& op) { launch_pipe<sizeof(decltype(tag)), 2>(op); });
+  r.add(std::move(p2));
+  Variant p3 = gpu_variant("gpu/word/sector-cut-pipe-3", "gpu-word", Placement::out_of_place, {{"window", "256"}}, "pipelined persistent lean, 3 blocks");
+  p3.kernels = instantiate<std::uint8_t, std::uint16_t>([](auto tag, const Operands& op) { launch_pipe<sizeof(decltype(tag)), 3>(op); });
+  r.add(std::move(p3));
+  Variant l8 = gpu_variant("gpu/word/sector-cut-lean-8", "gpu-word", Placement::out_of_place, {{"window", "256"}}, "lean, 8 loads in flight, 4 blocks");
+  l8.kernels = instantiate<std::uint8_t, std::uint16_t>([](auto tag, const Operands& op) { launch_lean<sizeof(decltype(tag)), 8, 4>(op); });
+  r.add(std::move(l8));
 }
 
 }  // namespace tlab::gpu

@@ -69,14 +69,19 @@ __device__ __forceinline__ void transpose_block(const Word<W> (&in)[W / S], Word
 #pragma unroll
         for (int t = 0; t < L; ++t) b[j][t] = __byte_perm(a[2 * t][j / 2], a[2 * t + 1][j / 2], j % 2 ? 0x7632 : 0x5410);
     } else {  // S == 1: lane t of output word j: byte j of input words 4t .. 4t+3
+      // Each 4 x 4 byte block in eight permutes: interleave rows (0,1) and (2,3) byte by byte,
+      // then take byte pairs from the two interleavings.
 #pragma unroll
-      for (int j = 0; j < E; ++j)
+      for (int t = 0; t < L; ++t)
 #pragma unroll
-        for (int t = 0; t < L; ++t) {
-          const int bsel = j % 4, sel = bsel | ((bsel + 4) << 4);
-          const unsigned lo = __byte_perm(a[4 * t][j / 4], a[4 * t + 1][j / 4], sel);
-          const unsigned hi = __byte_perm(a[4 * t + 2][j / 4], a[4 * t + 3][j / 4], sel);
-          b[j][t] = __byte_perm(lo, hi, 0x5410);
+        for (int q = 0; q < L; ++q) {
+          const unsigned* x[4] = {&a[4 * t][q], &a[4 * t + 1][q], &a[4 * t + 2][q], &a[4 * t + 3][q]};
+          const unsigned lo01 = __byte_perm(*x[0], *x[1], 0x5140), hi01 = __byte_perm(*x[0], *x[1], 0x7362);
+          const unsigned lo23 = __byte_perm(*x[2], *x[3], 0x5140), hi23 = __byte_perm(*x[2], *x[3], 0x7362);
+          b[4 * q][t] = __byte_perm(lo01, lo23, 0x5410);
+          b[4 * q + 1][t] = __byte_perm(lo01, lo23, 0x7632);
+          b[4 * q + 2][t] = __byte_perm(hi01, hi23, 0x5410);
+          b[4 * q + 3][t] = __byte_perm(hi01, hi23, 0x7632);
         }
     }
 #pragma unroll
