@@ -198,7 +198,9 @@ __device__ __forceinline__ void small_drain(const unsigned* __restrict__ tile, u
     const unsigned sh = static_cast<unsigned>(b) << 3;
     const unsigned* c = tile + jj * G::pitch;
     const int m = jj / E, k = (b >> 2) + lane;
-    const int x0 = k ^ m, x1 = (k + 1) ^ m;  // m < 32: word k + 32 is at x0 + 32
+    // m < 32: word k + 32 is at x0 + 32. At skew 0 the last lane's second word reads slot
+    // groups ^ m, never written (still below pitch); a funnel shift by 0 discards it.
+    const int x0 = k ^ m, x1 = (k + 1) ^ m;
     auto* dst = reinterpret_cast<unsigned*>((row_start & ~std::uintptr_t{31}) + window_off);
 #pragma unroll
     for (int t = 0; t < 2; ++t) {
