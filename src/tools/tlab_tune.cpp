@@ -25,13 +25,13 @@ struct Case {
   std::vector<Shape> shapes;  // empty for "odd": odd_sides()
 };
 
-// Two shapes per class (three for "square": 6152 is a square of whole lines only for 16-byte
-// elements, off every tile), large enough that the memory system, not launch latency, decides
-// (except "small", where latency is the point). Shapes outside the class for an element size
-// are skipped. A kernel is chosen for the whole class, so it
-// is scored on more than one of its shapes: a single shape let run-to-run noise between
-// kernels within a point of each other pick one that is not the best elsewhere in the class.
-// The in-place "rect" class keeps one shape: its kernels refuse different shapes.
+// A kernel is chosen for a whole class, so it is scored on more than one of its shapes: with a
+// single shape, run-to-run noise between kernels within a point of each other picked ones that
+// are not the best elsewhere in the class. Two shapes per class (three for "square": 6152 is a
+// square of whole lines only for 16-byte elements, off every tile; one for in-place "rect",
+// whose kernels refuse different shapes), large enough that the memory system, not launch
+// latency, decides (except "small", where latency is the point). Shapes outside the class
+// for an element size are skipped.
 const std::vector<Case>& cases() {
   static const std::vector<Case> c{{Placement::out_of_place, "square", {{8192, 8192}, {6144, 6144}, {6152, 6152}}},
                                    {Placement::out_of_place, "tall", {{16384, 1024}, {65536, 256}}},
