@@ -149,6 +149,39 @@ class Bench {
         return std::vector<double>{seconds_since(t0)};
       };
       phases("roofline", "pinned", "copy", {"both"}, both, [&] { return b.get(); }, in, b.get());
+      // The SMs' own ceiling over the bus: a copy kernel that loads the pinned input and
+      // stores the pinned output (zero copy without the reordering). A mapped transpose can
+      // at best match it; how far the copy engines' both-ways rate lies above it is the
+      // part of the gap that no kernel can close.
+      const KernelFn& copier = registry().get("gpu/copy-kernel-wide").kernels.at(t_);
+      auto launch_copier = [&](const void* from, void* to) {
+        Operands op;
+        op.in = from;
+        op.out = to;
+        op.shape = s_;
+        op.stream = stream_;
+        copier(op);
+      };
+      auto sm_copy = [&] {
+        const auto t0 = Clock::now();
+        launch_copier(a.get(), b.get());
+        TLAB_CUDA(cudaStreamSynchronize(stream_));
+        return std::vector<double>{seconds_since(t0)};
+      };
+      phases("roofline", "pinned", "sm-copy", {"both"}, sm_copy, [&] { return b.get(); }, in, b.get());
+      // A kernel's bus traffic beside a copy engine's: the SM copy of the pinned input into
+      // device memory while a DMA copy moves a device matrix to pinned memory. If the two
+      // overlapped this would approach the both-ways copy; if they take turns, the sum of
+      // the two one-way times.
+      auto sm_and_dma = [&] {
+        const auto t0 = Clock::now();
+        launch_copier(a.get(), d_out.get());
+        TLAB_CUDA(cudaMemcpyAsync(b.get(), d_in.get(), bytes_, cudaMemcpyDeviceToHost, stream2_));
+        TLAB_CUDA(cudaStreamSynchronize(stream_));
+        TLAB_CUDA(cudaStreamSynchronize(stream2_));
+        return std::vector<double>{seconds_since(t0)};
+      };
+      phases("roofline", "pinned", "sm-h2d+dma-d2h", {"both"}, sm_and_dma, [&] { return b.get(); }, in, b.get());
       // The pipeline's output copies alone: the device matrix, read as panels of `width`
       // rows, written to the host as `cols` rows of `width` elements at the output's pitch,
       // exactly the pattern of a full-width panel pipeline's D2H copies.
