@@ -9,8 +9,9 @@
 #     the pinned copies in both directions at once (the summary's pct-of-pinned-copies,
 #     computed by the experiment) against the number of streams, one curve per block shape,
 #     depth-first solid and breadth-first dashed, and as level lines the best mapped (zero-copy)
-#     kernel (it has no streams) and the best copy-in configuration (copies in, the kernel
-#     storing into the host output; subjects "copy-in/...").
+#     kernel (it has no streams), the best copy-in configuration (copies in, the kernel
+#     storing into the host output; subjects "copy-in/...") and the SMs' plain copy over the
+#     bus (subject "sm-copy"), the ceiling of the zero-copy kernels.
 # Shapes, block shapes and stream counts come from the data; absent ones are left out and a
 # panel with nothing to draw says so.
 
@@ -76,13 +77,15 @@ do for [k = 1:words(bshapes)] {
 is_pct(dummy) = strcol("metric") eq "pct-of-pinned-copies"
 # Kinds with no stream axis, drawn per shape as a level at their best configuration:
 # subject prefix, line colour, dash type and legend title of each.
-levels = "mapped/ copy-in/"
-level_colors = "#000000 #7b3294"
-level_dts = "4 5"
+levels = "mapped/ copy-in/ sm-copy"
+level_colors = "#000000 #7b3294 #1a9850"
+level_dts = "4 5 3"
 level_title_1 = "mapped (zero copy), best kernel"
 level_title_2 = "copies in, kernel stores out: best"
+level_title_3 = "SM copy, no transposing (zero copy's ceiling)"
 is_level(prefix) = is_pct(0) && strstrt(strcol("subject"), prefix) == 1
-is_pipe(dummy) = is_pct(0) && !is_level(word(levels, 1)) && !is_level(word(levels, 2))
+# Pipelines are the rows whose subject starts with an issue order (ORDER/sN/bRxC).
+is_pipe(dummy) = is_pct(0) && (strstrt(strcol("subject"), "depth-first/") == 1 || strstrt(strcol("subject"), "breadth-first/") == 1)
 subj_order(s) = s[1:strstrt(s, "/") - 1]
 subj_rest(s) = s[strstrt(s, "/") + 2:]
 subj_streams(s) = subj_rest(s)[1:strstrt(subj_rest(s), "/") - 1] + 0
