@@ -73,6 +73,26 @@ TEST_CASE("the decomposition on primes, coprime, shared-factor and 1 x n shapes"
   }
 }
 
+TEST_CASE("coprime shapes: pass 3 is a rotation by the column after a permutation of the rows") {
+  int checked = 0;
+  for (auto [m, n] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+           {1, 7}, {7, 1}, {2, 3}, {97, 101}, {101, 97}, {127, 256}, {256, 127}, {1000, 17}, {16381, 1021}}) {
+    CAPTURE(m);
+    CAPTURE(n);
+    const c2r::Params p = c2r::make_params(m, n);
+    REQUIRE(p.c == 1);
+    std::vector<int> seen(m, 0);
+    for (std::int64_t r = 0; r < m; ++r) {
+      const std::int64_t t = c2r::coprime_base(p, r);
+      REQUIRE(c2r::coprime_row(p, t) == r);  // the rows' bases are a permutation, inverted
+      REQUIRE(seen[t]++ == 0);
+      for (std::int64_t q = 0; q < n; q += 1 + n / 64, ++checked)
+        REQUIRE(c2r::column_shuffle_source(p, r, q) == (t + q) % m);
+    }
+  }
+  CHECK(checked > 100000);
+}
+
 TEST_CASE("the decomposition's parameters: gcd, cofactors and the modular inverse") {
   const c2r::Params p = c2r::make_params(60, 84);
   CHECK(p.c == 12);

@@ -50,8 +50,19 @@ TLAB_HD std::int64_t mod(std::int64_t x, Divisor v) { return x - quot(x, v) * v.
 
 struct Params {
   std::int64_t m = 0, n = 0, c = 1, a = 0, b = 0, a_inv = 0;  // a_inv: a^-1 mod b
+  std::int64_t n_inv = 0;  // coprime shapes (c == 1): n^-1 mod m
   Divisor dm, dn, dc, db;
 };
+
+// a^-1 mod b for coprime a and b (extended Euclid); 0 where b == 1.
+inline std::int64_t inverse_mod(std::int64_t a, std::int64_t b) {
+  std::int64_t r0 = b, r1 = a % b, t0 = 0, t1 = 1;
+  while (r1 != 0) {
+    const std::int64_t q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
+    r0 = r1, r1 = r2, t0 = t1, t1 = t2;
+  }
+  return b == 1 ? 0 : (t0 % b + b) % b;
+}
 
 // Throws std::invalid_argument for an empty shape or a side of 2^31 or more (the row
 // shuffle multiplies two numbers below b in 64 bits).
@@ -65,13 +76,8 @@ inline Params make_params(std::int64_t m, std::int64_t n) {
   p.c = std::gcd(m, n);
   p.a = m / p.c;
   p.b = n / p.c;
-  // Extended Euclid for a x = 1 (mod b); b == 1 makes every v zero.
-  std::int64_t r0 = p.b, r1 = p.a % p.b, t0 = 0, t1 = 1;
-  while (r1 != 0) {
-    const std::int64_t q = r0 / r1, r2 = r0 - q * r1, t2 = t0 - q * t1;
-    r0 = r1, r1 = r2, t0 = t1, t1 = t2;
-  }
-  p.a_inv = p.b == 1 ? 0 : (t0 % p.b + p.b) % p.b;
+  p.a_inv = inverse_mod(p.a, p.b);  // b == 1 makes every v zero
+  if (p.c == 1) p.n_inv = inverse_mod(n, m);
   p.dm = divisor(m);
   p.dn = divisor(n);
   p.dc = divisor(p.c);
@@ -98,5 +104,12 @@ TLAB_HD std::int64_t column_shuffle_source(const Params& p, std::int64_t r, std:
   const std::int64_t j = quot(at, p.dm), i = at - j * p.m;
   return mod(i + quot(j, p.db), p.dm);
 }
+
+// Pass 3 for coprime shapes (c == 1), where the rotation of pass 1 is absent and pass 3's
+// source is (r n + q) mod m: row r's "base" t = r n mod m, then column q rotated by q. Rows
+// with consecutive bases read consecutive source rows, which is what a tiled GPU pass needs;
+// the row with base t is t n^-1 mod m. Products stay below 2^62 (sides below 2^31).
+TLAB_HD std::int64_t coprime_base(const Params& p, std::int64_t r) { return r * p.n % p.m; }
+TLAB_HD std::int64_t coprime_row(const Params& p, std::int64_t t) { return t * p.n_inv % p.m; }
 
 }  // namespace tlab::c2r

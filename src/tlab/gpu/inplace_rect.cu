@@ -1,6 +1,9 @@
 // GPU passes of the in-place rectangular transpose: each gathers a batch of columns or rows
-// into scratch memory (one thread per element; the index arithmetic is shared with the CPU
-// code) and a strided copy puts the batch back.
+// into scratch memory (the index arithmetic is shared with the CPU code) and a strided copy
+// puts the batch back. Two faster forms where the shape allows (performance notes, section 9,
+// "c2r on chip"): rows short enough for shared memory are shuffled there, in place, and on
+// coprime shapes the column pass reads whole row pieces through a shared-memory tile instead
+// of one element per sector.
 #include <algorithm>
 #include <map>
 
@@ -12,7 +15,6 @@
 namespace tlab::gpu {
 namespace {
 
-constexpr std::int64_t kScratchRows = 64;
 constexpr int kBlock = 256;
 
 enum class Pass { rotate, row_shuffle, column_shuffle };
@@ -41,34 +43,111 @@ __global__ void gather_rows(const word::Word<S>* __restrict__ a, word::Word<S>* 
   }
 }
 
+// Pass 2 in place, a row at a time in shared memory: one read and one write of each row
+// instead of a gather into scratch and a copy back.
+template <int S>
+__global__ void shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params p) {
+  extern __shared__ __align__(16) unsigned char row_raw[];
+  auto* row = reinterpret_cast<word::Word<S>*>(row_raw);
+  for (std::int64_t r = blockIdx.x; r < p.m; r += gridDim.x) {
+    word::Word<S>* at = a + r * p.n;
+    for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) row[q] = at[q];
+    __syncthreads();
+    for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) at[q] = row[c2r::row_shuffle_source(p, r, q)];
+    __syncthreads();
+  }
+}
+
+// Pass 3 on a coprime shape, for the column batch [j0, j0 + w): tmp row r, column j - j0
+// gets a[(t + j) mod m][j] with t = r n mod m (c2r::coprime_base). A block takes T
+// consecutive bases and 32 columns; their sources are the T + 31 consecutive rows from
+// t0 + jb, loaded as 32-element row pieces into a tile whose row k is source row t0 + jb + k.
+// Output base t0 + dt, column jb + lane is then tile row dt + lane: a diagonal, which a row
+// pitch of 32 elements spreads over the banks.
+template <int S> constexpr int kBases = S == 16 ? 64 : 128;  // tile under 48 KiB
+
+template <int S>
+__global__ void __launch_bounds__(kBlock) gather_columns_coprime(const word::Word<S>* __restrict__ a,
+                                                                 word::Word<S>* __restrict__ tmp, c2r::Params p,
+                                                                 std::int64_t j0, std::int64_t w) {
+  constexpr int T = kBases<S>, warps = kBlock / 32;
+  __shared__ word::Word<S> tile[(T + 31) * 32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::int64_t pieces = (w + 31) / 32;
+  for (std::int64_t piece = blockIdx.y; piece < pieces; piece += gridDim.y) {
+    const std::int64_t jb = j0 + piece * 32;
+    const bool inside = piece * 32 + lane < w;
+    for (std::int64_t t0 = static_cast<std::int64_t>(blockIdx.x) * T; t0 < p.m; t0 += static_cast<std::int64_t>(gridDim.x) * T) {
+      for (int k = warp; k < T + 31; k += warps) {
+        const std::int64_t src = c2r::mod(t0 + jb + k, p.dm);
+        if (inside) tile[k * 32 + lane] = a[src * p.n + jb + lane];
+      }
+      __syncthreads();
+      for (int dt = warp; dt < T && t0 + dt < p.m; dt += warps) {
+        const std::int64_t r = c2r::coprime_row(p, t0 + dt);
+        if (inside) tmp[r * w + (jb - j0) + lane] = tile[(dt + lane) * 32 + lane];
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// Rows of this many bytes or fewer are shuffled in shared memory.
+std::int64_t on_chip_row_bytes() {
+  int dev = 0, optin = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  return optin;
+}
+
 unsigned blocks_for(std::int64_t work) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(work, kBlock), 1, 65535));
 }
 
-template <int S> void run(void* matrix, Shape s, void* scratch, cudaStream_t stream) {
+template <int S> void run(void* matrix, Shape s, void* scratch, int scratch_rows, cudaStream_t stream) {
   using Wd = word::Word<S>;
   const c2r::Params p = c2r::make_params(s.rows, s.cols);
   auto* a = static_cast<Wd*>(matrix);
   auto* tmp = static_cast<Wd*>(scratch);
-  const std::int64_t scratch_elems = in_place_rect_scratch_bytes(s, S) / S;
-  auto column_pass = [&](auto kernel) {
+  const std::int64_t scratch_elems = in_place_rect_scratch_bytes(s, S, scratch_rows) / S;
+  // gather(j0, w) launches the gather of the column batch [j0, j0 + w) into tmp (m x w).
+  auto column_pass = [&](auto gather) {
     const std::int64_t width = scratch_elems / p.m;
     for (std::int64_t j0 = 0; j0 < p.n; j0 += width) {
       const std::int64_t w = std::min(width, p.n - j0);
-      kernel<<<blocks_for(p.m * w), kBlock, 0, stream>>>(a, tmp, p, j0, c2r::divisor(w));
+      gather(j0, w);
       TLAB_CUDA_LAUNCHED();
       TLAB_CUDA(cudaMemcpy2DAsync(a + j0, p.n * S, tmp, w * S, w * S, p.m, cudaMemcpyDeviceToDevice, stream));
     }
   };
-  if (p.c > 1) column_pass(gather_columns<S, Pass::rotate>);
-  const std::int64_t height = scratch_elems / p.n;
-  for (std::int64_t r0 = 0; r0 < p.m; r0 += height) {
-    const std::int64_t h = std::min(height, p.m - r0);
-    gather_rows<S><<<blocks_for(h * p.n), kBlock, 0, stream>>>(a, tmp, p, r0, h);
+  auto gather_general = [&](auto kernel) {
+    return [&, kernel](std::int64_t j0, std::int64_t w) {
+      kernel<<<blocks_for(p.m * w), kBlock, 0, stream>>>(a, tmp, p, j0, c2r::divisor(w));
+    };
+  };
+  if (p.c > 1) column_pass(gather_general(gather_columns<S, Pass::rotate>));
+  const std::int64_t row_bytes = p.n * S;
+  if (row_bytes <= on_chip_row_bytes()) {
+    if (row_bytes > 48 * 1024)
+      TLAB_CUDA(cudaFuncSetAttribute(shuffle_rows_on_chip<S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(row_bytes)));
+    shuffle_rows_on_chip<S><<<blocks_for(p.m * kBlock), kBlock, row_bytes, stream>>>(a, p);
     TLAB_CUDA_LAUNCHED();
-    TLAB_CUDA(cudaMemcpyAsync(a + r0 * p.n, tmp, h * p.n * S, cudaMemcpyDeviceToDevice, stream));
+  } else {
+    const std::int64_t height = scratch_elems / p.n;
+    for (std::int64_t r0 = 0; r0 < p.m; r0 += height) {
+      const std::int64_t h = std::min(height, p.m - r0);
+      gather_rows<S><<<blocks_for(h * p.n), kBlock, 0, stream>>>(a, tmp, p, r0, h);
+      TLAB_CUDA_LAUNCHED();
+      TLAB_CUDA(cudaMemcpyAsync(a + r0 * p.n, tmp, h * p.n * S, cudaMemcpyDeviceToDevice, stream));
+    }
   }
-  column_pass(gather_columns<S, Pass::column_shuffle>);
+  if (p.c > 1) return column_pass(gather_general(gather_columns<S, Pass::column_shuffle>));
+  column_pass([&](std::int64_t j0, std::int64_t w) {
+    const dim3 grid(blocks_for(ceil_div(p.m, kBases<S>) * kBlock),
+                    static_cast<unsigned>(std::min<std::int64_t>(ceil_div(w, 32), 65535)));
+    gather_columns_coprime<S><<<grid, kBlock, 0, stream>>>(a, tmp, p, j0, w);
+  });
 }
 
 // The registered variant's scratch: one buffer per device, grown on demand and kept, so that
@@ -84,35 +163,41 @@ void* cached_scratch(std::int64_t bytes) {
 
 }  // namespace
 
-std::int64_t in_place_rect_scratch_bytes(Shape s, int elem) {
-  return std::min(s.elements(), kScratchRows * std::max(s.rows, s.cols)) * elem;
+std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows) {
+  return std::min(s.elements(), scratch_rows * std::max(s.rows, s.cols)) * elem;
 }
 
-void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, cudaStream_t stream) {
+void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream) {
   switch (elem) {
-    case 1: return run<1>(m, s, scratch, stream);
-    case 2: return run<2>(m, s, scratch, stream);
-    case 4: return run<4>(m, s, scratch, stream);
-    case 8: return run<8>(m, s, scratch, stream);
-    case 16: return run<16>(m, s, scratch, stream);
+    case 1: return run<1>(m, s, scratch, scratch_rows, stream);
+    case 2: return run<2>(m, s, scratch, scratch_rows, stream);
+    case 4: return run<4>(m, s, scratch, scratch_rows, stream);
+    case 8: return run<8>(m, s, scratch, scratch_rows, stream);
+    case 16: return run<16>(m, s, scratch, scratch_rows, stream);
   }
   throw std::invalid_argument("in-place rectangular transpose: element size " + std::to_string(elem) +
                               " is not 1, 2, 4, 8 or 16 bytes");
 }
 
 void register_gpu_inplace_rect(Registry& r) {
-  Variant v = gpu_variant("gpu/inplace-rect/c2r", "gpu-inplace-rect", Placement::in_place,
-                          {{"scratch_rows", std::to_string(kScratchRows)}},
-                          "any m x n in place: column rotate, row shuffle, column shuffle (Catanzaro et al. 2014)");
-  v.any_shape = true;
-  v.scratch_bytes = [](DType t, Shape s) { return in_place_rect_scratch_bytes(s, static_cast<int>(dtype_size(t))); };
-  v.kernels = instantiate_all([](auto tag, const Operands& op) {
-    constexpr int S = sizeof(decltype(tag));
-    c2r::make_params(op.shape.rows, op.shape.cols);  // refuses before any allocation
-    void* scratch = op.scratch ? op.scratch : cached_scratch(in_place_rect_scratch_bytes(op.shape, S));
-    transpose_in_place_rect(op.out, op.shape, S, scratch, stream_of(op));
-  });
-  r.add(std::move(v));
+  // Scratch of 64 rows of the longer side, and of 256: four times fewer column batches, each a
+  // launch and a strided copy back (performance notes, section 9, "c2r on chip").
+  for (int rows : {64, 256}) {
+    Variant v = gpu_variant(rows == 64 ? "gpu/inplace-rect/c2r" : "gpu/inplace-rect/c2r-r256", "gpu-inplace-rect",
+                            Placement::in_place, {{"scratch_rows", std::to_string(rows)}},
+                            "any m x n in place: column rotate, row shuffle, column shuffle (Catanzaro et al. 2014)");
+    v.any_shape = true;
+    v.scratch_bytes = [rows](DType t, Shape s) {
+      return in_place_rect_scratch_bytes(s, static_cast<int>(dtype_size(t)), rows);
+    };
+    v.kernels = instantiate_all([rows](auto tag, const Operands& op) {
+      constexpr int S = sizeof(decltype(tag));
+      c2r::make_params(op.shape.rows, op.shape.cols);  // refuses before any allocation
+      void* scratch = op.scratch ? op.scratch : cached_scratch(in_place_rect_scratch_bytes(op.shape, S, rows));
+      transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op));
+    });
+    r.add(std::move(v));
+  }
 }
 
 }  // namespace tlab::gpu

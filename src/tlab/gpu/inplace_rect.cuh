@@ -10,11 +10,13 @@
 namespace tlab::gpu {
 
 // Scratch bytes the transpose of `s` with `elem` -byte elements uses: at most
-// 64 * max(m, n) elements, never more than the matrix.
-std::int64_t in_place_rect_scratch_bytes(Shape s, int elem);
+// scratch_rows * max(m, n) elements, never more than the matrix. More rows mean fewer,
+// larger column batches.
+std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows);
 
 // Transposes the m x n matrix at `m` (device memory) into its n x m transpose, in place, on
-// `stream`. `scratch` holds in_place_rect_scratch_bytes(s, elem) bytes of device memory.
-void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, cudaStream_t stream);
+// `stream`. `scratch` holds in_place_rect_scratch_bytes(s, elem, scratch_rows) bytes of
+// device memory.
+void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream);
 
 }  // namespace tlab::gpu
