@@ -86,8 +86,11 @@ TEST_CASE("coprime shapes: pass 3 is a rotation by the column after a permutatio
       const std::int64_t t = c2r::coprime_base(p, r);
       REQUIRE(c2r::coprime_row(p, t) == r);  // the rows' bases are a permutation, inverted
       REQUIRE(seen[t]++ == 0);
-      for (std::int64_t q = 0; q < n; q += 1 + n / 64, ++checked)
+      for (std::int64_t q = 0; q < n; q += 1 + n / 64, ++checked) {
         REQUIRE(c2r::column_shuffle_source(p, r, q) == (t + q) % m);
+        // Pass 2's source column, which the GPU's row pass steps by a^-1 per column.
+        REQUIRE(c2r::row_shuffle_source(p, r, q) == ((q - r) % n + n) % n * p.a_inv % n);
+      }
     }
   }
   CHECK(checked > 100000);

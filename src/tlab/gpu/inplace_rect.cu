@@ -44,16 +44,33 @@ __global__ void gather_rows(const word::Word<S>* __restrict__ a, word::Word<S>* 
 }
 
 // Pass 2 in place, a row at a time in shared memory: one read and one write of each row
-// instead of a gather into scratch and a copy back.
-template <int S>
-__global__ void shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params p) {
+// instead of a gather, a write to scratch and a copy back. On coprime shapes the source
+// column is ((q - r) mod n) a^-1 mod n, which steps by a constant from one q to the next
+// and from one row to the next, so the loop carries it instead of recomputing it
+// (`step_q` for q + blockDim.x, `step_r` for r + gridDim.x, both mod n).
+template <int S, bool Coprime>
+__global__ void shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params p, std::int64_t step_q,
+                                     std::int64_t step_r) {
   extern __shared__ __align__(16) unsigned char row_raw[];
   auto* row = reinterpret_cast<word::Word<S>*>(row_raw);
+  std::int64_t v_row = 0;  // the source column of (r, threadIdx.x)
+  if (Coprime) v_row = c2r::mod(static_cast<std::int64_t>(threadIdx.x) - blockIdx.x, p.dn) * p.a_inv % p.n;
   for (std::int64_t r = blockIdx.x; r < p.m; r += gridDim.x) {
     word::Word<S>* at = a + r * p.n;
     for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) row[q] = at[q];
     __syncthreads();
-    for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) at[q] = row[c2r::row_shuffle_source(p, r, q)];
+    if (Coprime) {
+      std::int64_t v = v_row;
+      for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) {
+        at[q] = row[v];
+        v += step_q;
+        if (v >= p.n) v -= p.n;
+      }
+      v_row -= step_r;
+      if (v_row < 0) v_row += p.n;
+    } else {
+      for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) at[q] = row[c2r::row_shuffle_source(p, r, q)];
+    }
     __syncthreads();
   }
 }
@@ -63,13 +80,14 @@ __global__ void shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params 
 // consecutive bases and 32 columns; their sources are the T + 31 consecutive rows from
 // t0 + jb, loaded as 32-element row pieces into a tile whose row k is source row t0 + jb + k.
 // Output base t0 + dt, column jb + lane is then tile row dt + lane: a diagonal, which a row
-// pitch of 32 elements spreads over the banks.
+// pitch of 32 elements spreads over the banks. A warp steps through rows `warps` apart, so
+// both its source row and its output row advance by a constant mod m (`r_step`: warps n^-1).
 template <int S> constexpr int kBases = S == 16 ? 64 : 128;  // tile under 48 KiB
 
 template <int S>
 __global__ void __launch_bounds__(kBlock) gather_columns_coprime(const word::Word<S>* __restrict__ a,
                                                                  word::Word<S>* __restrict__ tmp, c2r::Params p,
-                                                                 std::int64_t j0, std::int64_t w) {
+                                                                 std::int64_t j0, std::int64_t w, std::int64_t r_step) {
   constexpr int T = kBases<S>, warps = kBlock / 32;
   __shared__ word::Word<S> tile[(T + 31) * 32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -78,18 +96,35 @@ __global__ void __launch_bounds__(kBlock) gather_columns_coprime(const word::Wor
     const std::int64_t jb = j0 + piece * 32;
     const bool inside = piece * 32 + lane < w;
     for (std::int64_t t0 = static_cast<std::int64_t>(blockIdx.x) * T; t0 < p.m; t0 += static_cast<std::int64_t>(gridDim.x) * T) {
+      std::int64_t src = c2r::mod(t0 + jb + warp, p.dm);
       for (int k = warp; k < T + 31; k += warps) {
-        const std::int64_t src = c2r::mod(t0 + jb + k, p.dm);
         if (inside) tile[k * 32 + lane] = a[src * p.n + jb + lane];
+        src += warps;
+        while (src >= p.m) src -= p.m;  // more than once only where m < warps
       }
       __syncthreads();
+      std::int64_t r = c2r::coprime_row(p, t0 + warp);
       for (int dt = warp; dt < T && t0 + dt < p.m; dt += warps) {
-        const std::int64_t r = c2r::coprime_row(p, t0 + dt);
         if (inside) tmp[r * w + (jb - j0) + lane] = tile[(dt + lane) * 32 + lane];
+        r += r_step;
+        if (r >= p.m) r -= p.m;
       }
       __syncthreads();
     }
   }
+}
+
+// The column batch back into its place: a[i][j0 + jj] = tmp[i][jj], a warp per row. A
+// kernel, because the copy engines' 2-D copy of rows this short ran at a fraction of the
+// bandwidth (performance notes, section 9, "c2r on chip").
+template <int S>
+__global__ void put_columns_back(word::Word<S>* __restrict__ a, const word::Word<S>* __restrict__ tmp, std::int64_t m,
+                                 std::int64_t n, std::int64_t j0, std::int64_t w) {
+  constexpr int warps = kBlock / 32;
+  const int lane = threadIdx.x % 32;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * warps + threadIdx.x / 32; i < m;
+       i += static_cast<std::int64_t>(gridDim.x) * warps)
+    for (std::int64_t jj = lane; jj < w; jj += 32) a[i * n + j0 + jj] = tmp[i * w + jj];
 }
 
 // Rows of this many bytes or fewer are shuffled in shared memory.
@@ -117,7 +152,8 @@ template <int S> void run(void* matrix, Shape s, void* scratch, int scratch_rows
       const std::int64_t w = std::min(width, p.n - j0);
       gather(j0, w);
       TLAB_CUDA_LAUNCHED();
-      TLAB_CUDA(cudaMemcpy2DAsync(a + j0, p.n * S, tmp, w * S, w * S, p.m, cudaMemcpyDeviceToDevice, stream));
+      put_columns_back<S><<<blocks_for(p.m * 32), kBlock, 0, stream>>>(a, tmp, p.m, p.n, j0, w);
+      TLAB_CUDA_LAUNCHED();
     }
   };
   auto gather_general = [&](auto kernel) {
@@ -128,11 +164,17 @@ template <int S> void run(void* matrix, Shape s, void* scratch, int scratch_rows
   if (p.c > 1) column_pass(gather_general(gather_columns<S, Pass::rotate>));
   const std::int64_t row_bytes = p.n * S;
   if (row_bytes <= on_chip_row_bytes()) {
-    if (row_bytes > 48 * 1024)
-      TLAB_CUDA(cudaFuncSetAttribute(shuffle_rows_on_chip<S>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(row_bytes)));
-    shuffle_rows_on_chip<S><<<blocks_for(p.m * kBlock), kBlock, row_bytes, stream>>>(a, p);
-    TLAB_CUDA_LAUNCHED();
+    const unsigned blocks = blocks_for(p.m * kBlock);
+    auto launch = [&](auto kernel) {
+      if (row_bytes > 48 * 1024)
+        TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(row_bytes)));
+      kernel<<<blocks, kBlock, row_bytes, stream>>>(a, p, kBlock * p.a_inv % p.n, blocks * p.a_inv % p.n);
+      TLAB_CUDA_LAUNCHED();
+    };
+    if (p.c == 1)
+      launch(shuffle_rows_on_chip<S, true>);
+    else
+      launch(shuffle_rows_on_chip<S, false>);
   } else {
     const std::int64_t height = scratch_elems / p.n;
     for (std::int64_t r0 = 0; r0 < p.m; r0 += height) {
@@ -146,7 +188,7 @@ template <int S> void run(void* matrix, Shape s, void* scratch, int scratch_rows
   column_pass([&](std::int64_t j0, std::int64_t w) {
     const dim3 grid(blocks_for(ceil_div(p.m, kBases<S>) * kBlock),
                     static_cast<unsigned>(std::min<std::int64_t>(ceil_div(w, 32), 65535)));
-    gather_columns_coprime<S><<<grid, kBlock, 0, stream>>>(a, tmp, p, j0, w);
+    gather_columns_coprime<S><<<grid, kBlock, 0, stream>>>(a, tmp, p, j0, w, kBlock / 32 * p.n_inv % p.m);
   });
 }
 
