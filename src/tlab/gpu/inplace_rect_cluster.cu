@@ -21,7 +21,8 @@ constexpr int kCluster = 8;  // the portable cluster size
 constexpr int kThreads = 1024;
 
 // Rows [rank R, rank R + R) of the strip [j0, j0 + w) live in block `rank`, w elements a row.
-// Output row r, column q of the strip is source row (r n + q) mod m (c2r::coprime_base).
+// Output row r, column j of the matrix comes from source row (r n + j) mod m
+// (c2r::coprime_base): the global column, not the strip's.
 template <int S>
 __global__ void __launch_bounds__(kThreads, 1) shuffle_strip_on_cluster(word::Word<S>* __restrict__ a, c2r::Params p,
                                                                        std::int64_t w_max, std::int64_t rows_per_block) {
@@ -43,8 +44,7 @@ __global__ void __launch_bounds__(kThreads, 1) shuffle_strip_on_cluster(word::Wo
   std::int64_t t = first + warp < last ? c2r::coprime_base(p, first + warp) : 0;
   for (std::int64_t r = first + warp; r < last; r += warps) {
     for (std::int64_t q = lane; q < w; q += 32) {
-      std::int64_t s = t + q;
-      while (s >= p.m) s -= p.m;  // more than once only where m < w
+      const std::int64_t s = c2r::mod(t + j0 + q, p.dm);  // the source row of column j0 + q
       const unsigned owner = static_cast<unsigned>(s) / static_cast<unsigned>(R);  // both below 2^31
       const Wd* remote = cluster.map_shared_rank(strip, owner);
       a[r * p.n + j0 + q] = remote[(s - owner * R) * w + q];
