@@ -28,6 +28,7 @@ __global__ void __launch_bounds__(kThreads, 1) shuffle_strip_on_cluster(word::Wo
                                                                        std::int64_t w_max, std::int64_t rows_per_block) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Wd = word::Word<S>;
+  constexpr int kUnroll = S == 16 ? 4 : 8;  // row pieces in flight per warp, within 64 registers
   extern __shared__ __align__(16) unsigned char strip_raw[];
   Wd* strip = reinterpret_cast<Wd*>(strip_raw);
   cg::cluster_group cluster = cg::this_cluster();
@@ -36,21 +37,39 @@ __global__ void __launch_bounds__(kThreads, 1) shuffle_strip_on_cluster(word::Wo
   const std::int64_t w = std::min(w_max, p.n - j0);
   const std::int64_t R = rows_per_block, first = rank * R, last = std::min(p.m, first + R);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, warps = kThreads / 32;
-  for (std::int64_t i = first + warp; i < last; i += warps)
-    for (std::int64_t q = lane; q < w; q += 32) strip[(i - first) * w + q] = a[i * p.n + j0 + q];
-  cluster.sync();  // the whole strip is on chip before any of it is overwritten
-  // A warp per output row; its base steps by `warps` n mod m from one row to the next.
-  const std::int64_t step = static_cast<std::int64_t>(warps) * p.n % p.m;
-  std::int64_t t = first + warp < last ? c2r::coprime_base(p, first + warp) : 0;
-  for (std::int64_t r = first + warp; r < last; r += warps) {
-    for (std::int64_t q = lane; q < w; q += 32) {
-      const std::int64_t s = c2r::mod(t + j0 + q, p.dm);  // the source row of column j0 + q
-      const unsigned owner = static_cast<unsigned>(s) / static_cast<unsigned>(R);  // both below 2^31
-      const Wd* remote = cluster.map_shared_rank(strip, owner);
-      a[r * p.n + j0 + q] = remote[(s - owner * R) * w + q];
+  // Each warp keeps kUnroll rows' loads in flight before it stores any: one row piece per
+  // warp at a time left too few bytes in flight to cover the memory's latency.
+  for (std::int64_t q = lane; q < w; q += 32)
+    for (std::int64_t i0 = first + warp; i0 < last; i0 += warps * kUnroll) {
+      Wd v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (i0 + u * warps < last) v[u] = a[(i0 + u * warps) * p.n + j0 + q];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (i0 + u * warps < last) strip[(i0 + u * warps - first) * w + q] = v[u];
     }
-    t += step;
-    if (t >= p.m) t -= p.m;
+  cluster.sync();  // the whole strip is on chip before any of it is overwritten
+  // A warp per output row; the base of row r + warps is the base of r plus warps n, mod m.
+  const std::int64_t step = static_cast<std::int64_t>(warps) * p.n % p.m;
+  for (std::int64_t q = lane; q < w; q += 32) {
+    std::int64_t t = first + warp < last ? c2r::coprime_base(p, first + warp) : 0;
+    for (std::int64_t r0 = first + warp; r0 < last; r0 += warps * kUnroll) {
+      Wd v[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        if (r0 + u * warps < last) {
+          const std::int64_t s = c2r::mod(t + j0 + q, p.dm);  // the source row of column j0 + q
+          const unsigned owner = static_cast<unsigned>(s) / static_cast<unsigned>(R);  // both below 2^31
+          v[u] = cluster.map_shared_rank(strip, owner)[(s - owner * R) * w + q];
+        }
+        t += step;
+        if (t >= p.m) t -= p.m;
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u)
+        if (r0 + u * warps < last) a[(r0 + u * warps) * p.n + j0 + q] = v[u];
+    }
   }
   cluster.sync();  // no block leaves while another still reads its shared memory
 #endif
