@@ -185,7 +185,6 @@ template <int S> void run(void* matrix, Shape s, void* scratch, int scratch_rows
     }
   }
   if (p.c > 1) return column_pass(gather_general(gather_columns<S, Pass::column_shuffle>));
-  if (column_shuffle_on_cluster(a, p, S, stream)) return;
   column_pass([&](std::int64_t j0, std::int64_t w) {
     const dim3 grid(blocks_for(ceil_div(p.m, kBases<S>) * kBlock),
                     static_cast<unsigned>(std::min<std::int64_t>(ceil_div(w, 32), 65535)));

@@ -5,7 +5,6 @@
 
 #include <cstdint>
 
-#include "tlab/inplace_rect_index.hpp"
 #include "tlab/matrix.hpp"
 
 namespace tlab::gpu {
@@ -19,11 +18,5 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows);
 // `stream`. `scratch` holds in_place_rect_scratch_bytes(s, elem, scratch_rows) bytes of
 // device memory.
 void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream);
-
-// c2r's column pass on a coprime shape (c == 1) in place, a strip of columns at a time held in
-// the shared memory of a cluster of blocks (sm_90; inplace_rect_cluster.cu). Returns false,
-// having done nothing, where the device or the shape cannot take it (a strip's row pieces
-// would be under a sector); the caller then goes through scratch.
-bool column_shuffle_on_cluster(void* m, const c2r::Params& p, int elem, cudaStream_t stream);
 
 }  // namespace tlab::gpu
