@@ -49,11 +49,7 @@ template <int S> struct Whole {
   static constexpr std::size_t smem_bytes = static_cast<std::size_t>(J) * tile_pitch * S;
 };
 
-// Band > 1: blocks launched one after another take Band column groups at one window, then the
-// next window, so that the blocks resident at once cover Band groups of output rows and a few
-// hundred source rows instead of one group and every source row (fewer pages in flight on
-// large matrices; performance notes, section 9, "Banded blocks").
-template <int S, int Band>
+template <int S>
 __global__ void __launch_bounds__(kThreads, 4)
 transpose_sector_whole(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
                        std::int64_t cols) {
@@ -62,19 +58,11 @@ transpose_sector_whole(const unsigned char* __restrict__ in, unsigned char* __re
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Word<S>* tile = reinterpret_cast<Word<S>*>(smem_raw);  // J columns of the span's rows
   const std::int64_t row_bytes = cols * S, out_row_bytes = rows * S;
-  const std::int64_t groups = (cols + J - 1) / J;
-  std::int64_t kk = blockIdx.x, grp_first = blockIdx.y, grp_step = gridDim.y;  // kk: window along the output rows
-  if (Band > 1 && gridDim.y == groups) {
-    const std::int64_t windows = gridDim.x, at = blockIdx.x + static_cast<std::int64_t>(blockIdx.y) * windows;
-    const std::int64_t band = at / (Band * windows), in_band = at - band * Band * windows;
-    const std::int64_t width = groups - band * Band < Band ? groups - band * Band : Band;
-    grp_first = band * Band + in_band % width;
-    kk = in_band / width;
-    grp_step = groups;  // one group per block
-  }
+  const std::int64_t kk = blockIdx.x;               // window index along the output rows
   const std::int64_t b0 = kk * G::window - G::pad;  // first source row of the block
+  const std::int64_t groups = (cols + J - 1) / J;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (std::int64_t grp = grp_first; grp < groups; grp += grp_step) {
+  for (std::int64_t grp = blockIdx.y; grp < groups; grp += gridDim.y) {
     const std::int64_t j0 = grp * J;  // first source column = first output row
     // (1) Every load of the thread in flight before its first store. A thread keeps one
     // column and steps down the rows, so its addresses are one base and a stride.
@@ -267,7 +255,7 @@ transpose_sector_small(const unsigned char* __restrict__ in, unsigned char* __re
   }
 }
 
-template <int S, int Band = 16> void launch(const Operands& op) {
+template <int S> void launch(const Operands& op) {
   static unsigned long long smem_allowed = 0;
   const auto go = [&](auto kernel, std::size_t smem, int J) {
     word::allow_smem(kernel, smem, smem_allowed);
@@ -280,7 +268,7 @@ template <int S, int Band = 16> void launch(const Operands& op) {
   if constexpr (S < 4)
     go(transpose_sector_small<S>, Small<S>::smem_bytes, Small<S>::J);
   else
-    go(transpose_sector_whole<S, Band>, Whole<S>::smem_bytes, Whole<S>::J);
+    go(transpose_sector_whole<S>, Whole<S>::smem_bytes, Whole<S>::J);
 }
 
 }  // namespace
@@ -291,11 +279,6 @@ void register_gpu_sector(Registry& r) {
                           "offset; aligned words whatever the rows' alignment");
   v.kernels = instantiate_all([](auto tag, const Operands& op) { launch<sizeof(decltype(tag))>(op); });
   r.add(std::move(v));
-  // TEMPORARY (session 7 measurement): the launch order before banding.
-  Variant b1 = gpu_variant("gpu/word/sector-cut-b1", "gpu-word", Placement::out_of_place, {{"window", "256"}, {"word", "4"}},
-                           "sector-cut with blocks in launch order (no bands)");
-  b1.kernels = instantiate_all([](auto tag, const Operands& op) { launch<sizeof(decltype(tag)), 1>(op); });
-  r.add(std::move(b1));
 }
 
 }  // namespace tlab::gpu
