@@ -1,6 +1,6 @@
 // GPU passes of the in-place rectangular transpose: each gathers a batch of columns or rows
-// into scratch memory (the index arithmetic is shared with the CPU code) and a strided copy
-// puts the batch back. Two faster forms where the shape allows (performance notes, section 9,
+// into scratch memory (the index arithmetic is shared with the CPU code) and puts the batch
+// back. Two faster forms where the shape allows (performance notes, section 9,
 // "c2r on chip"): rows short enough for shared memory are shuffled there, in place, and on
 // coprime shapes the column pass reads whole row pieces through a shared-memory tile instead
 // of one element per sector.
@@ -114,9 +114,10 @@ __global__ void __launch_bounds__(kBlock) gather_columns_coprime(const word::Wor
   }
 }
 
-// The column batch back into its place: a[i][j0 + jj] = tmp[i][jj], a warp per row. A
-// kernel, because the copy engines' 2-D copy of rows this short ran at a fraction of the
-// bandwidth (performance notes, section 9, "c2r on chip").
+// The column batch back into its place: a[i][j0 + jj] = tmp[i][jj], a warp per row. It
+// replaced a 2-D copy (one descriptor per row of 64-256 elements) in the same change that
+// took the index arithmetic out of the coprime passes; together they nearly doubled c2r's
+// rate, not measured apart (performance notes, section 9, "c2r on chip").
 template <int S>
 __global__ void put_columns_back(word::Word<S>* __restrict__ a, const word::Word<S>* __restrict__ tmp, std::int64_t m,
                                  std::int64_t n, std::int64_t j0, std::int64_t w) {
