@@ -83,5 +83,14 @@ done
 check_dist TLAB_DIST_RANK=0 "$dist" 2 float 64
 check_dist TLAB_DIST_RANK=2 TLAB_DIST_RANKS=2 TLAB_DIST_ID_FILE="$tmp/id" "$dist" 2 float 64
 check_dist TLAB_DIST_RANK=0 TLAB_DIST_RANKS=2 TLAB_DIST_ID_FILE="$tmp/id" "$dist" 3 float 64
+# tlab-bus-probe (built with CUDA only) takes no arguments, and says so before it needs a GPU.
+probe=$build/src/tlab-bus-probe
+if [[ -x $probe ]]; then
+  "$probe" --bogus > /dev/null 2> "$tmp/err"
+  rc=$?
+  checked=$((checked + 1))
+  [[ $rc -eq 2 && $(grep -c . "$tmp/err") -eq 1 ]] ||
+    { echo "FAIL: tlab-bus-probe --bogus -> exit $rc:"; sed 's/^/    /' "$tmp/err" | head -3; failures=$((failures + 1)); }
+fi
 echo "bad_input: $checked checks, $failures failures"
 [[ $failures -eq 0 ]]
