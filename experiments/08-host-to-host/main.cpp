@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
             o.panel_rows = tlab::pipeline_panel_rows(o, s, tlab::DType::f32);
             o.panel_cols = tlab::pipeline_panel_cols(o, s, tlab::DType::f32);
             const bool seen = std::any_of(pipelines.begin(), pipelines.end(), [&](const tlab::PipelineOptions& q) {
-              return q.access == o.access && q.panel_rows == o.panel_rows && q.panel_cols == o.panel_cols && q.streams == o.streams &&
-                     q.order == o.order;
+              return q.access == o.access && q.panel_rows == o.panel_rows && q.panel_cols == o.panel_cols &&
+                     q.streams == o.streams && q.order == o.order;
             });
             if (!seen) pipelines.push_back(o);
           }

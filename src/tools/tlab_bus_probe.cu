@@ -3,7 +3,9 @@
 // this asks whether any way of issuing those accesses (4- or 16-byte loads, L2 prefetch-size
 // hints, Hopper's bulk asynchronous copies) comes closer to the copy engines, and whether SM
 // traffic and copy-engine traffic add up when they run at once (docs/performance-notes.md,
-// section 6). Plain copies only, no transposing: the kernels here are probes, not variants.
+// section 6). Plain copies only, no transposing: the library's copy kernels
+// (gpu/copy-kernel-wide, gpu/copy-kernel) for the plain loads, and here only the two ways of
+// issuing them that no variant uses (prefetch-size hints, bulk asynchronous copies).
 //
 // Output: CSV on stdout, one row per measurement: what, bytes over the bus per run, runs,
 // median/min/max GB/s. Every copy is checked once against its source, output poisoned first.
@@ -12,9 +14,12 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "tlab/registry.hpp"
 
 namespace {
 
@@ -22,14 +27,6 @@ void check(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return;
   std::fprintf(stderr, "tlab-bus-probe: %s: %s\n", what, cudaGetErrorString(e));
   std::exit(1);
-}
-
-__global__ void copy_words(const uint4* __restrict__ a, uint4* __restrict__ b, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) b[i] = a[i];
-}
-
-__global__ void copy_u32(const unsigned* __restrict__ a, unsigned* __restrict__ b, size_t n) {
-  for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x) b[i] = a[i];
 }
 
 // A 16-byte load that asks L2 to fetch H bytes around it (ld's L2::64B/128B/256B qualifier):
@@ -137,6 +134,16 @@ struct Probe {
     }
   }
 
+  // A registered copy kernel over `bytes` bytes as elements of type t, on s1.
+  void copy_with(const char* variant, tlab::DType t, const void* from, void* to) {
+    tlab::Operands op;
+    op.in = from;
+    op.out = to;
+    op.shape = {1, static_cast<std::int64_t>(bytes / tlab::dtype_size(t))};
+    op.stream = s1;
+    tlab::registry().get(variant).kernels.at(t)(op);
+  }
+
   void dma_both() {
     time("dma-both", 2.0 * bytes, [&] {
       check(cudaMemcpyAsync(dev_a, host_a, bytes, cudaMemcpyHostToDevice, s1), "h2d");
@@ -152,16 +159,13 @@ struct Probe {
     time("dma-h2d", bytes, [&] { check(cudaMemcpyAsync(dev_a, host_a, bytes, cudaMemcpyHostToDevice, s1), "h2d"); });
     time("dma-d2h", bytes, [&] { check(cudaMemcpyAsync(host_b, dev_b, bytes, cudaMemcpyDeviceToHost, s1), "d2h"); });
     dma_both();
-    verify("sm-copy-16B", [&] { copy_words<<<g, 256, 0, s1>>>(in16, out16, words); });
-    time("sm-read-16B", bytes, [&] { copy_words<<<g, 256, 0, s1>>>(in16, reinterpret_cast<uint4*>(dev_a), words); });
-    time("sm-write-16B", bytes, [&] { copy_words<<<g, 256, 0, s1>>>(reinterpret_cast<const uint4*>(dev_b), out16, words); });
-    time("sm-copy-16B", 2.0 * bytes, [&] { copy_words<<<g, 256, 0, s1>>>(in16, out16, words); });
-    verify("sm-copy-4B", [&] {
-      copy_u32<<<g, 256, 0, s1>>>(reinterpret_cast<const unsigned*>(host_a), reinterpret_cast<unsigned*>(host_b), bytes / 4);
-    });
-    time("sm-copy-4B", 2.0 * bytes, [&] {
-      copy_u32<<<g, 256, 0, s1>>>(reinterpret_cast<const unsigned*>(host_a), reinterpret_cast<unsigned*>(host_b), bytes / 4);
-    });
+    const char* wide = "gpu/copy-kernel-wide";  // 16-byte words
+    verify("sm-copy-16B", [&] { copy_with(wide, tlab::DType::u8, host_a, host_b); });
+    time("sm-read-16B", bytes, [&] { copy_with(wide, tlab::DType::u8, host_a, dev_a); });
+    time("sm-write-16B", bytes, [&] { copy_with(wide, tlab::DType::u8, dev_b, host_b); });
+    time("sm-copy-16B", 2.0 * bytes, [&] { copy_with(wide, tlab::DType::u8, host_a, host_b); });
+    verify("sm-copy-4B", [&] { copy_with("gpu/copy-kernel", tlab::DType::i32, host_a, host_b); });
+    time("sm-copy-4B", 2.0 * bytes, [&] { copy_with("gpu/copy-kernel", tlab::DType::i32, host_a, host_b); });
     verify("sm-copy-L2-256B", [&] { copy_hinted<256><<<g, 256, 0, s1>>>(in16, out16, words); });
     time("sm-copy-L2-64B", 2.0 * bytes, [&] { copy_hinted<64><<<g, 256, 0, s1>>>(in16, out16, words); });
     time("sm-copy-L2-128B", 2.0 * bytes, [&] { copy_hinted<128><<<g, 256, 0, s1>>>(in16, out16, words); });
@@ -183,11 +187,11 @@ struct Probe {
     // Two initiators at once, one per direction: the SMs read over the link while a copy
     // engine writes over it, and the reverse.
     time("sm-h2d+dma-d2h", 2.0 * bytes, [&] {
-      copy_words<<<g, 256, 0, s1>>>(in16, reinterpret_cast<uint4*>(dev_a), words);
+      copy_with(wide, tlab::DType::u8, host_a, dev_a);
       check(cudaMemcpyAsync(host_b, dev_b, bytes, cudaMemcpyDeviceToHost, s2), "d2h");
     });
     time("sm-d2h+dma-h2d", 2.0 * bytes, [&] {
-      copy_words<<<g, 256, 0, s1>>>(reinterpret_cast<const uint4*>(dev_b), out16, words);
+      copy_with(wide, tlab::DType::u8, dev_b, host_b);
       check(cudaMemcpyAsync(dev_a, host_a, bytes, cudaMemcpyHostToDevice, s2), "h2d");
     });
     dma_both();  // again at the end: how much the copy engines' rate moved during the run
@@ -223,7 +227,12 @@ int main(int argc, char**) {
   cudaDeviceProp prop{};
   check(cudaGetDeviceProperties(&prop, 0), "properties");
   std::printf("# %s\nwhat,bus_bytes,runs,median_gbs,min_gbs,max_gbs\n", prop.name);
-  p.run();
+  try {
+    p.run();
+  } catch (const std::exception& e) {  // the library's kernels report CUDA errors by throwing
+    std::fprintf(stderr, "tlab-bus-probe: %s\n", e.what());
+    return 1;
+  }
   cudaFreeHost(p.host_a);
   cudaFreeHost(p.host_b);
   cudaFree(p.dev_a);
