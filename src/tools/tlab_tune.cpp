@@ -58,7 +58,7 @@ std::vector<Shape> odd_sides(std::size_t elem) {
 // naive ones, not the peers, not the plan itself).
 bool candidate(const Variant& v) {
   for (const char* f : {"gpu-word", "gpu-word-inplace", "gpu-unrolled", "gpu-rect", "gpu-tiled", "gpu-inplace-tiled",
-                        "gpu-inplace-rect"})
+                        "gpu-inplace-rect", "gpu-tma"})
     if (v.family == f) return true;
   return false;
 }

@@ -67,6 +67,36 @@ TEST_CASE("every GPU variant matches the CPU reference on awkward shapes, for ev
   CHECK(checked > (only ? 0 : 500));
 }
 
+// The TMA variants take only rows of whole 16-byte units, so the awkward shapes above mostly
+// pass them by; here every shape is in units of u = 16 / S elements: one box, boxes cut by
+// both edges, and (unless small) more tiles either way than gridDim.y holds.
+TEST_CASE("TMA variants match the CPU reference on 16-byte rows cut by every edge, and refuse other rows") {
+  int checked = 0;
+  for (const tlab::Variant* v : tlab::registry().matching("gpu/tma/*"))
+    for (tlab::DType t : v->dtypes()) {
+      const std::int64_t u = 16 / static_cast<std::int64_t>(tlab::dtype_size(t));
+      std::vector<tlab::Shape> shapes{{u, u}, {3 * u, 5 * u}, {17 * u, 33 * u}, {129 * u, 65 * u}, {2 * u, 4100 * u}, {4100 * u, 2 * u}};
+      if (!small_only()) {  // a tall one, and one with more tiles across (8 u columns each) than gridDim.y holds
+        shapes.push_back({70000 * 8 * u + 3 * u, u});
+        shapes.push_back({u, 65536 * 256 + 16});
+      }
+      for (tlab::Shape s : shapes) {
+        CAPTURE(v->name);
+        const std::string type = tlab::dtype_name(t);
+        CAPTURE(type);
+        CAPTURE(tlab::to_string(s));
+        REQUIRE(v->refuses(t, s).empty());
+        CHECK_NOTHROW(gpu().verify({v, t, s}));
+        ++checked;
+      }
+      if (u > 1) {
+        CHECK(!v->refuses(t, {u + 1, u}).empty());
+        CHECK_THROWS_AS(gpu().verify({v, t, {u, u + 1}}), std::invalid_argument);
+      }
+    }
+  CHECK(checked >= 2 * 6 * 6);
+}
+
 TEST_CASE("in-place GPU variants refuse non-square matrices") {
   for (const tlab::Variant& v : tlab::registry().all())
     if (v.backend == tlab::Backend::gpu && v.placement == tlab::Placement::in_place && !v.any_shape)

@@ -61,6 +61,7 @@ void register_gpu_peers(Registry& r);
 void register_gpu_rect(Registry& r);
 void register_gpu_word(Registry& r);
 void register_gpu_sector(Registry& r);
+void register_gpu_tma(Registry& r);
 void register_gpu_word_in_place(Registry& r);
 void register_gpu_inplace_rect(Registry& r);
 void register_gpu_inplace_blocks(Registry& r);

@@ -69,7 +69,9 @@ transpose_sector_whole(const unsigned char* __restrict__ in, unsigned char* __re
     constexpr int rpp = kThreads / J, passes = (G::span + rpp - 1) / rpp;
     const int c = threadIdx.x % J, r_first = threadIdx.x / J;
     const bool inside = b0 >= 0 && b0 + G::span <= rows && j0 + J <= cols;
-    const unsigned char* at = in + ((b0 + r_first) * cols + j0 + c) * S;
+    // A byte offset, added to `in` only under the guard: the first window's rows start
+    // before the matrix, and a pointer formed there would be undefined even unread.
+    const std::int64_t at = ((b0 + r_first) * cols + j0 + c) * S;
     Word<S> v[passes];
 #pragma unroll
     for (int u = 0; u < passes; ++u) {
@@ -77,7 +79,7 @@ transpose_sector_whole(const unsigned char* __restrict__ in, unsigned char* __re
       const std::int64_t gr = b0 + r;
       v[u] = Word<S>{};
       if (inside ? (G::span % rpp == 0 || r < G::span) : (r < G::span && gr >= 0 && gr < rows && j0 + c < cols))
-        v[u] = *reinterpret_cast<const Word<S>*>(at + u * rpp * row_bytes);
+        v[u] = *reinterpret_cast<const Word<S>*>(in + (at + u * rpp * row_bytes));
     }
 #pragma unroll
     for (int u = 0; u < passes; ++u) {
