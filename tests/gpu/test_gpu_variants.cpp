@@ -94,7 +94,7 @@ TEST_CASE("TMA variants match the CPU reference on 16-byte rows cut by every edg
         CHECK_THROWS_AS(gpu().verify({v, t, {u, u + 1}}), std::invalid_argument);
       }
     }
-  CHECK(checked >= 2 * 6 * 6);
+  CHECK(checked >= 6 * 6);  // one variant or more, six types, six shapes or more
 }
 
 TEST_CASE("in-place GPU variants refuse non-square matrices") {
