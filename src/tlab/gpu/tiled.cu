@@ -64,7 +64,9 @@ template <int TILE, int SIDE, Layout L> struct Launch {
 
 // Registers one (TILE, SIDE, layout) kernel under `name`, for the element types whose tile
 // fits: every type for the one-per-thread family (experiment 07 sweeps element sizes through
-// it), the main three for the unrolled grid (each instantiation costs compile time per arch).
+// it), the main three for the unrolled grid (each instantiation costs compile time per arch),
+// and 16-byte elements for its padded tiles too: cuBLAS geam's 16-byte kernel is such a tile
+// (performance notes, section 9, "16-byte elements in geam's shape").
 template <int TILE, int SIDE, Layout L, bool AllTypes>
 void add_tiled(Registry& r, const std::string& name, const std::string& family, const std::string& note) {
   Variant v = gpu_variant(name, family, Placement::out_of_place,
@@ -72,6 +74,7 @@ void add_tiled(Registry& r, const std::string& name, const std::string& family, 
                           note);
   auto body = [](auto tag, const Operands& op) { Launch<TILE, SIDE, L>::template run<decltype(tag)>(op); };
   if constexpr (AllTypes) v.kernels = instantiate_all(body);
+  else if constexpr (L == Layout::pad) v.kernels = instantiate<TLAB_GPU_MAIN_TYPES, Complex128>(body);
   else v.kernels = instantiate<TLAB_GPU_MAIN_TYPES>(body);
   for (auto it = v.kernels.begin(); it != v.kernels.end();) {
     const bool fits = dispatch_dtype(it->first, [](auto tag) { return tile_fits<decltype(tag), TILE, L>(); });
