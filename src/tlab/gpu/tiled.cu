@@ -22,16 +22,19 @@ template <typename T, int TILE, Layout L> constexpr std::size_t tile_bytes() {
 // Static shared memory is capped at 48 KiB per block.
 template <typename T, int TILE, Layout L> constexpr bool tile_fits() { return tile_bytes<T, TILE, L>() <= 48 * 1024; }
 
-template <typename T, int TILE, int SIDE, Layout L>
+// OutOrder: blockIdx.x walks down the input's tile rows, so that blocks launched together
+// write neighbouring pieces of the same output rows; else across them (seed 004's order).
+template <typename T, int TILE, int SIDE, Layout L, bool OutOrder>
 __global__ void __launch_bounds__(TILE * SIDE)
 transpose_tiled(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
   // +1 column: a column of the tile then spans all banks instead of one (4-byte elements).
   __shared__ T tile[TILE][L == Layout::pad ? TILE + 1 : TILE];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * TILE;
-  const std::int64_t tiles_y = (rows + TILE - 1) / TILE;
-  for (std::int64_t by = blockIdx.y; by < tiles_y; by += gridDim.y) {
-    const std::int64_t r0 = by * TILE;
+  // The looped tile index may pass gridDim.y.
+  const std::int64_t looped = OutOrder ? (cols + TILE - 1) / TILE : (rows + TILE - 1) / TILE;
+  for (std::int64_t by = blockIdx.y; by < looped; by += gridDim.y) {
+    const std::int64_t r0 = (OutOrder ? static_cast<std::int64_t>(blockIdx.x) : by) * TILE;
+    const std::int64_t c0 = (OutOrder ? by : static_cast<std::int64_t>(blockIdx.x)) * TILE;
 #pragma unroll
     for (int k = 0; k < TILE; k += SIDE) {
       const std::int64_t r = r0 + ty + k, c = c0 + tx;
@@ -48,12 +51,13 @@ transpose_tiled(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows
 }
 
 
-template <int TILE, int SIDE, Layout L> struct Launch {
+template <int TILE, int SIDE, Layout L, bool OutOrder> struct Launch {
   template <typename T> static void run(const Operands& op) {
     if constexpr (tile_fits<T, TILE, L>()) {
       const dim3 block(TILE, SIDE);
-      const dim3 grid = grid_2d(ceil_div(op.shape.cols, TILE), ceil_div(op.shape.rows, TILE));
-      transpose_tiled<T, TILE, SIDE, L><<<grid, block, 0, stream_of(op)>>>(
+      const std::int64_t across = ceil_div(op.shape.cols, TILE), down = ceil_div(op.shape.rows, TILE);
+      const dim3 grid = OutOrder ? grid_2d(down, across) : grid_2d(across, down);
+      transpose_tiled<T, TILE, SIDE, L, OutOrder><<<grid, block, 0, stream_of(op)>>>(
           static_cast<const T*>(op.in), static_cast<T*>(op.out), op.shape.rows, op.shape.cols);
       TLAB_CUDA_LAUNCHED();
     } else {
@@ -67,12 +71,12 @@ template <int TILE, int SIDE, Layout L> struct Launch {
 // it), the main three for the unrolled grid (each instantiation costs compile time per arch),
 // and 16-byte elements for its padded tiles too: cuBLAS geam's 16-byte kernel is such a tile
 // (performance notes, section 9, "16-byte elements in geam's shape").
-template <int TILE, int SIDE, Layout L, bool AllTypes>
+template <int TILE, int SIDE, Layout L, bool AllTypes, bool OutOrder = false>
 void add_tiled(Registry& r, const std::string& name, const std::string& family, const std::string& note) {
   Variant v = gpu_variant(name, family, Placement::out_of_place,
                           {{"tile", std::to_string(TILE)}, {"side", std::to_string(SIDE)}, {"layout", layout_name(L)}},
                           note);
-  auto body = [](auto tag, const Operands& op) { Launch<TILE, SIDE, L>::template run<decltype(tag)>(op); };
+  auto body = [](auto tag, const Operands& op) { Launch<TILE, SIDE, L, OutOrder>::template run<decltype(tag)>(op); };
   if constexpr (AllTypes) v.kernels = instantiate_all(body);
   else if constexpr (L == Layout::pad) v.kernels = instantiate<TLAB_GPU_MAIN_TYPES, Complex128>(body);
   else v.kernels = instantiate<TLAB_GPU_MAIN_TYPES>(body);
@@ -88,10 +92,12 @@ template <int TILE, Layout L> void add_one_per_thread(Registry& r) {
                            "shared-memory tile, one element per thread (seeds 001, 004)");
 }
 
-template <int TILE, int SIDE, Layout L> void add_unrolled(Registry& r) {
-  add_tiled<TILE, SIDE, L, false>(r,
-                           "gpu/unrolled/t" + std::to_string(TILE) + "x" + std::to_string(SIDE) + "-" + layout_name(L),
-                           "gpu-unrolled", "shared-memory tile, TILE/SIDE elements per thread (seed 004)");
+template <int TILE, int SIDE, Layout L, bool OutOrder = false> void add_unrolled(Registry& r) {
+  add_tiled<TILE, SIDE, L, false, OutOrder>(
+      r, "gpu/unrolled/t" + std::to_string(TILE) + "x" + std::to_string(SIDE) + "-" + layout_name(L) + (OutOrder ? "-out" : ""),
+      "gpu-unrolled",
+      OutOrder ? "shared-memory tile, TILE/SIDE elements per thread, blocks in output-row order"
+               : "shared-memory tile, TILE/SIDE elements per thread (seed 004)");
 }
 
 template <Layout L> void add_unrolled_grid(Registry& r) {
@@ -122,6 +128,8 @@ void register_gpu_tiled(Registry& r) {
   add_unrolled_grid<Layout::pad>(r);
   add_unrolled_grid<Layout::swizzle>(r);
   add_unrolled<32, 8, Layout::none>(r);
+  add_unrolled<32, 8, Layout::pad, true>(r);
+  add_unrolled<64, 4, Layout::pad, true>(r);
 }
 
 }  // namespace tlab::gpu
