@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     const auto& shapes = run.options().shapes;
     run.run({tlab::variants_matching({"gpu/api", "gpu/word/*", "gpu/tma/*", "gpu/unrolled/t32x8-pad", "gpu/unrolled/t64x4-pad",
-                                      "gpu/unrolled/t32x8-pad-out", "gpu/unrolled/t64x4-pad-out",
+                                      "gpu/unrolled/t32x8-pad-out",
                                       "gpu/rect/r256c32x8", "gpu/tiled/t16-swizzle", "gpu/cublas-geam",
                                       "gpu/copy-kernel", "gpu/copy-kernel-wide", "gpu/memcpy"}),
              kTypes, shapes});

@@ -129,7 +129,6 @@ void register_gpu_tiled(Registry& r) {
   add_unrolled_grid<Layout::swizzle>(r);
   add_unrolled<32, 8, Layout::none>(r);
   add_unrolled<32, 8, Layout::pad, true>(r);
-  add_unrolled<64, 4, Layout::pad, true>(r);
 }
 
 }  // namespace tlab::gpu

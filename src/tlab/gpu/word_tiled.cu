@@ -9,43 +9,48 @@ namespace {
 
 using namespace word;
 
-template <int S, int W, int LAYOUT>
+// OutOrder: blockIdx.x walks down the input's tile rows, so that blocks launched together
+// write neighbouring pieces of the same output rows; else across them.
+template <int S, int W, int LAYOUT, bool OutOrder>
 __global__ void __launch_bounds__(kThreads)
 transpose_words(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
                 std::int64_t cols) {
   extern __shared__ unsigned char smem_raw[];
   Word<W>* sm = reinterpret_cast<Word<W>*>(smem_raw);
   constexpr int side = Geometry<S, W>::side;
-  const std::int64_t c0 = static_cast<std::int64_t>(blockIdx.x) * side;
-  const std::int64_t tiles_y = (rows + side - 1) / side;
-  for (std::int64_t by = blockIdx.y; by < tiles_y; by += gridDim.y) {
-    load_tile<S, W, LAYOUT>(sm, in, rows, cols, by * side, c0);
+  const std::int64_t looped = OutOrder ? (cols + side - 1) / side : (rows + side - 1) / side;  // may pass gridDim.y
+  for (std::int64_t by = blockIdx.y; by < looped; by += gridDim.y) {
+    const std::int64_t r0 = (OutOrder ? static_cast<std::int64_t>(blockIdx.x) : by) * side;
+    const std::int64_t c0 = (OutOrder ? by : static_cast<std::int64_t>(blockIdx.x)) * side;
+    load_tile<S, W, LAYOUT>(sm, in, rows, cols, r0, c0);
     __syncthreads();
-    store_tile_transposed<S, W, LAYOUT>(sm, out, rows, cols, by * side, c0);
+    store_tile_transposed<S, W, LAYOUT>(sm, out, rows, cols, r0, c0);
     __syncthreads();  // the next tile overwrites shared memory
   }
 }
 
-template <int S, int W, int LAYOUT> void launch(const Operands& op) {
+template <int S, int W, int LAYOUT, bool OutOrder> void launch(const Operands& op) {
   using G = Geometry<S, W>;
   static unsigned long long smem_allowed = 0;
-  auto k = transpose_words<S, W, LAYOUT>;
+  auto k = transpose_words<S, W, LAYOUT, OutOrder>;
   allow_smem(k, G::smem_bytes, smem_allowed);
-  const dim3 grid = grid_2d(ceil_div(op.shape.cols, G::side), ceil_div(op.shape.rows, G::side));
+  const std::int64_t across = ceil_div(op.shape.cols, G::side), down = ceil_div(op.shape.rows, G::side);
+  const dim3 grid = OutOrder ? grid_2d(down, across) : grid_2d(across, down);
   k<<<grid, kThreads, G::smem_bytes, stream_of(op)>>>(static_cast<const unsigned char*>(op.in),
                                                       static_cast<unsigned char*>(op.out), op.shape.rows, op.shape.cols);
   TLAB_CUDA_LAUNCHED();
 }
 
-template <int W> void add_word(Registry& r) {
-  Variant v = gpu_variant("gpu/word/w" + std::to_string(W), "gpu-word", Placement::out_of_place,
+template <int W, bool OutOrder = false> void add_word(Registry& r) {
+  Variant v = gpu_variant("gpu/word/w" + std::to_string(W) + (OutOrder ? "-out" : ""), "gpu-word", Placement::out_of_place,
                           {{"word", std::to_string(W)}},
-                          "whole W-byte words per thread, E x E element blocks transposed in registers");
+                          OutOrder ? "whole W-byte words per thread, blocks in output-row order"
+                                   : "whole W-byte words per thread, E x E element blocks transposed in registers");
   auto body = [](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
     if constexpr (fits_smem<S, W, 1>()) {
       with_layout<S, W>(row_layout(op.in, op.out, op.shape.rows, op.shape.cols, S, W),
-                        [&](auto layout) { launch<S, W, decltype(layout)::value>(op); });
+                        [&](auto layout) { launch<S, W, decltype(layout)::value, OutOrder>(op); });
     }
   };
   v.kernels = instantiate_all(body);
@@ -59,6 +64,9 @@ void register_gpu_word(Registry& r) {
   add_word<4>(r);
   add_word<8>(r);
   add_word<16>(r);
+  add_word<4, true>(r);
+  add_word<8, true>(r);
+  add_word<16, true>(r);
 }
 
 }  // namespace tlab::gpu
