@@ -27,13 +27,14 @@ struct Case {
 
 // A kernel is chosen for a whole class, so it is scored on more than one of its shapes: with a
 // single shape, run-to-run noise between kernels within a point of each other picked ones that
-// are not the best elsewhere in the class. Two shapes per class (three for "square": 6152 is a
-// square of whole lines only for 16-byte elements, off every tile; one for in-place "rect",
+// are not the best elsewhere in the class. Two shapes per class (four for "square": 6152 is a
+// square of whole lines only for 16-byte elements, off every tile, and 16384 is as large as
+// the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place "rect",
 // whose kernels refuse different shapes), large enough that the memory system, not launch
 // latency, decides (except "small", where latency is the point). Shapes outside the class
 // for an element size are skipped.
 const std::vector<Case>& cases() {
-  static const std::vector<Case> c{{Placement::out_of_place, "square", {{8192, 8192}, {6144, 6144}, {6152, 6152}}},
+  static const std::vector<Case> c{{Placement::out_of_place, "square", {{8192, 8192}, {6144, 6144}, {6152, 6152}, {16384, 16384}}},
                                    {Placement::out_of_place, "tall", {{16384, 1024}, {65536, 256}}},
                                    {Placement::out_of_place, "wide", {{1024, 16384}, {256, 65536}}},
                                    {Placement::out_of_place, "small", {{512, 512}, {1000, 1000}}},
@@ -61,6 +62,13 @@ bool candidate(const Variant& v) {
                         "gpu-inplace-rect", "gpu-tma"})
     if (v.family == f) return true;
   return false;
+}
+
+// Whether the host has `bytes` of memory available (the CPU reference and the staging of a
+// check); true where that cannot be read.
+bool host_holds(double bytes) {
+  const Executor* cpu = executor_for(Backend::cpu, nullptr);
+  return !cpu || bytes <= cpu->bytes_free();
 }
 
 int usage(const char* why) {
@@ -107,8 +115,17 @@ int main(int argc, char** argv) {
     for (DType t : {DType::u8, DType::u16, DType::f32, DType::f64, DType::c128})
       for (const Case& c : cases()) {
         std::vector<Shape> shapes;
-        for (const Shape& s : c.shapes.empty() ? odd_sides(dtype_size(t)) : c.shapes)
-          if (tuning::shape_class(s, c.placement, dtype_size(t)) == c.shape_class) shapes.push_back(s);  // 16 B: always aligned
+        for (const Shape& s : c.shapes.empty() ? odd_sides(dtype_size(t)) : c.shapes) {
+          if (tuning::shape_class(s, c.placement, dtype_size(t)) != c.shape_class) continue;  // 16 B: always aligned
+          // A shape this GPU or host cannot hold is left out (said once), not a failed tuning run.
+          const double bytes = static_cast<double>(s.elements()) * static_cast<double>(dtype_size(t));
+          if (gpu->bytes_needed(t, s) > gpu->bytes_free() || !host_holds(3.0 * bytes)) {
+            std::cout << dtype_name(t) << " " << placement_name(c.placement) << " " << c.shape_class << ": "
+                      << to_string(s) << " left out: too large for this machine's memory\n";
+            continue;
+          }
+          shapes.push_back(s);
+        }
         if (shapes.empty()) continue;
         std::vector<const Variant*> cands;
         for (const Variant& v : registry().all())
@@ -133,14 +150,14 @@ int main(int argc, char** argv) {
         const std::vector<double> first = score(cands, false);
         std::vector<std::pair<double, const Variant*>> scored;
         for (std::size_t i = 0; i < cands.size(); ++i) scored.push_back({first[i], cands[i]});
-        // The three best measured once more, each score the mean of its two: one lucky or
-        // unlucky run cannot decide between kernels that close.
+        // The three best measured twice more (shapes backwards, then forwards), each score the
+        // mean of its three: one lucky or unlucky run cannot decide between kernels that close.
         std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         const std::size_t finalists = std::min<std::size_t>(3, scored.size());
         std::vector<const Variant*> top;
         for (std::size_t i = 0; i < finalists; ++i) top.push_back(scored[i].second);
-        const std::vector<double> again = score(top, true);
-        for (std::size_t i = 0; i < finalists; ++i) scored[i].first = 0.5 * (scored[i].first + again[i]);
+        const std::vector<double> again = score(top, true), third = score(top, false);
+        for (std::size_t i = 0; i < finalists; ++i) scored[i].first = (scored[i].first + again[i] + third[i]) / 3;
         const auto best = std::max_element(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(finalists));
         std::string at;
         for (const Shape& s : shapes) at += (at.empty() ? "" : ", ") + to_string(s);
