@@ -64,8 +64,8 @@ bool candidate(const Variant& v) {
   return false;
 }
 
-// Whether the host has `bytes` of memory available (the CPU reference and the staging of a
-// check); true where that cannot be read.
+// Whether the host has `bytes` of memory as the CPU executor counts it (its physical memory,
+// not what is free now) for the CPU reference and the staging of a check.
 bool host_holds(double bytes) {
   const Executor* cpu = executor_for(Backend::cpu, nullptr);
   return !cpu || bytes <= cpu->bytes_free();

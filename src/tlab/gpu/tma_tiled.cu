@@ -1,10 +1,11 @@
 // Out-of-place transposes through the Tensor Memory Accelerator (sm_90 and later): a block
 // asks the TMA for its 32 KiB tile of the source, in boxes of 128-byte row pieces, transposes
 // it between two shared-memory tiles, and asks the TMA to store the result. The TMA moves
-// every byte between memory and shared memory, so the SMs issue no load or store address of
-// their own. It does not beat the word kernels where rows are whole 128-byte lines, but it is
-// the fastest measured where they are whole 16-byte units and no more (8200 floats, any
-// side of 16-byte elements): performance notes, section 9, "TMA tiles".
+// every byte between memory and shared memory, so the SMs issue no global load or store of
+// their own (only the shared-memory accesses of the transpose). It does not beat the word
+// kernels where rows are whole 128-byte lines, but it measured the fastest where they are
+// whole 16-byte units and no more (8200 floats, most sides of 16-byte elements) on the H100:
+// performance notes, section 9, "TMA tiles".
 //
 // The TMA swizzles the eight 16-byte chunks of each 128-byte row by the row's index mod 8. A
 // thread moves one c x c block of elements (c = 16 / S: one chunk from each of c rows, out as
@@ -126,6 +127,8 @@ transpose_tma(const __grid_constant__ CUtensorMap src, const __grid_constant__ C
     }
     __syncthreads();
   }
+#else
+  __trap();  // built without sm_90 code (refuses() says so first): never a silent no-op
 #endif
 }
 
@@ -153,7 +156,9 @@ CUtensorMap byte_map(const void* base, std::int64_t rows, std::int64_t row_bytes
   return m;
 }
 
-// Whether the current device has a TMA (compute capability 9.0 or later); asked once per device.
+// Whether the current device has a TMA (compute capability 9.0 or later) and this build has
+// the kernel for it (code from sm_90 or later, not an older target's code run by the JIT, whose
+// body is a trap); asked once per device.
 bool device_has_tma() {
   static int known[64] = {};  // 0: not asked, 1: yes, 2: no
   int dev = 0;
@@ -161,23 +166,34 @@ bool device_has_tma() {
   int& k = known[dev % 64];
   if (k == 0) {
     int major = 0;
-    k = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9 ? 1 : 2;
+    cudaFuncAttributes a{};
+    k = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9 &&
+                cudaFuncGetAttributes(&a, transpose_tma<4>) == cudaSuccess && a.ptxVersion >= 90
+            ? 1
+            : 2;
   }
   return k == 1;
 }
 
 std::string refuses(int S, Shape s) {
-  if (!device_has_tma()) return "needs a device of compute capability 9.0 or later (a TMA)";
+  if (!device_has_tma()) return "needs a device of compute capability 9.0 or later (a TMA) and a build with code for it";
   if ((s.cols * S) % 16 || (s.rows * S) % 16) return "rows of the input and the output must be whole 16-byte units";
   if (s.cols * S >= (std::int64_t{1} << 31) || s.rows * S >= (std::int64_t{1} << 31))
     return "a row of 2 GiB or more is past the TMA's 32-bit coordinates";
   return "";
 }
 
-template <int S> void launch(const Operands& op) {
+template <typename T> void launch(const Operands& op) {
+  constexpr int S = sizeof(T);
   using G = Geometry<S>;
   const std::string why = refuses(S, op.shape);
   if (!why.empty()) throw std::invalid_argument(why);
+  // The TMA wants both matrices on 16-byte boundaries; a caller's pointer into the middle of
+  // an allocation need not be. Those go to the kernel that takes any alignment.
+  if ((reinterpret_cast<std::uintptr_t>(op.in) | reinterpret_cast<std::uintptr_t>(op.out)) % 16) {
+    (*correct_gpu_transpose("gpu/word/sector-cut", dtype_of<T>::value, Placement::out_of_place))(op);
+    return;
+  }
   static unsigned long long smem_allowed = 0;
   auto k = transpose_tma<S>;
   word::allow_smem(k, G::smem_bytes, smem_allowed);
@@ -195,7 +211,7 @@ void register_gpu_tma(Registry& r) {
   Variant v = gpu_variant("gpu/tma/wide-out", "gpu-tma", Placement::out_of_place, {{"tile", "256x128B"}, {"swizzle", "128B"}},
                           "TMA boxes in and out; a block reads 128 bytes of each of 256 input rows and writes "
                           "256-element pieces of 128/S output rows");
-  v.kernels = instantiate_all([](auto tag, const Operands& op) { launch<sizeof(decltype(tag))>(op); });
+  v.kernels = instantiate_all([](auto tag, const Operands& op) { launch<decltype(tag)>(op); });
   v.refuses_shape = [](DType t, Shape s) { return refuses(static_cast<int>(dtype_size(t)), s); };
   r.add(std::move(v));
 }
