@@ -27,6 +27,21 @@ inline dim3 grid_2d(std::int64_t blocks_x, std::int64_t blocks_y) {
 
 inline cudaStream_t stream_of(const Operands& op) { return static_cast<cudaStream_t>(op.stream); }
 
+// The order in which a tiled out-of-place kernel's blocks take a down x across grid of tiles:
+// blockIdx.x takes one tile index and blockIdx.y loops over the other, which may pass
+// gridDim.y. OutOrder: blockIdx.x walks down the input, so that the blocks launched together
+// write neighbouring pieces of the same output rows (the faster order on these GPUs:
+// performance notes, section 9, "16-byte elements in geam's shape"); else across it.
+template <bool OutOrder> struct TileOrder {
+  static dim3 grid(std::int64_t down, std::int64_t across) {
+    return OutOrder ? grid_2d(down, across) : grid_2d(across, down);
+  }
+  // How many tiles blockIdx.y loops over, and tile `by` of that loop's row and column index.
+  __device__ static std::int64_t looped(std::int64_t down, std::int64_t across) { return OutOrder ? across : down; }
+  __device__ static std::int64_t row(std::int64_t by) { return OutOrder ? static_cast<std::int64_t>(blockIdx.x) : by; }
+  __device__ static std::int64_t col(std::int64_t by) { return OutOrder ? by : static_cast<std::int64_t>(blockIdx.x); }
+};
+
 inline Variant gpu_variant(std::string name, std::string family, Placement placement,
                            std::vector<Param> params, std::string note) {
   Variant v;

@@ -22,19 +22,17 @@ template <typename T, int TILE, Layout L> constexpr std::size_t tile_bytes() {
 // Static shared memory is capped at 48 KiB per block.
 template <typename T, int TILE, Layout L> constexpr bool tile_fits() { return tile_bytes<T, TILE, L>() <= 48 * 1024; }
 
-// OutOrder: blockIdx.x walks down the input's tile rows, so that blocks launched together
-// write neighbouring pieces of the same output rows; else across them (seed 004's order).
+// OutOrder: see TileOrder (launch.cuh); false is seed 004's order.
 template <typename T, int TILE, int SIDE, Layout L, bool OutOrder>
 __global__ void __launch_bounds__(TILE * SIDE)
 transpose_tiled(const T* __restrict__ in, T* __restrict__ out, std::int64_t rows, std::int64_t cols) {
   // +1 column: a column of the tile then spans all banks instead of one (4-byte elements).
   __shared__ T tile[TILE][L == Layout::pad ? TILE + 1 : TILE];
   const int tx = threadIdx.x, ty = threadIdx.y;
-  // The looped tile index may pass gridDim.y.
-  const std::int64_t looped = OutOrder ? (cols + TILE - 1) / TILE : (rows + TILE - 1) / TILE;
+  using Order = TileOrder<OutOrder>;
+  const std::int64_t looped = Order::looped((rows + TILE - 1) / TILE, (cols + TILE - 1) / TILE);
   for (std::int64_t by = blockIdx.y; by < looped; by += gridDim.y) {
-    const std::int64_t r0 = (OutOrder ? static_cast<std::int64_t>(blockIdx.x) : by) * TILE;
-    const std::int64_t c0 = (OutOrder ? by : static_cast<std::int64_t>(blockIdx.x)) * TILE;
+    const std::int64_t r0 = Order::row(by) * TILE, c0 = Order::col(by) * TILE;
 #pragma unroll
     for (int k = 0; k < TILE; k += SIDE) {
       const std::int64_t r = r0 + ty + k, c = c0 + tx;
@@ -55,8 +53,7 @@ template <int TILE, int SIDE, Layout L, bool OutOrder> struct Launch {
   template <typename T> static void run(const Operands& op) {
     if constexpr (tile_fits<T, TILE, L>()) {
       const dim3 block(TILE, SIDE);
-      const std::int64_t across = ceil_div(op.shape.cols, TILE), down = ceil_div(op.shape.rows, TILE);
-      const dim3 grid = OutOrder ? grid_2d(down, across) : grid_2d(across, down);
+      const dim3 grid = TileOrder<OutOrder>::grid(ceil_div(op.shape.rows, TILE), ceil_div(op.shape.cols, TILE));
       transpose_tiled<T, TILE, SIDE, L, OutOrder><<<grid, block, 0, stream_of(op)>>>(
           static_cast<const T*>(op.in), static_cast<T*>(op.out), op.shape.rows, op.shape.cols);
       TLAB_CUDA_LAUNCHED();

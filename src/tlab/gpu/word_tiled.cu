@@ -9,8 +9,7 @@ namespace {
 
 using namespace word;
 
-// OutOrder: blockIdx.x walks down the input's tile rows, so that blocks launched together
-// write neighbouring pieces of the same output rows; else across them.
+// OutOrder: see TileOrder (launch.cuh).
 template <int S, int W, int LAYOUT, bool OutOrder>
 __global__ void __launch_bounds__(kThreads)
 transpose_words(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
@@ -18,10 +17,10 @@ transpose_words(const unsigned char* __restrict__ in, unsigned char* __restrict_
   extern __shared__ unsigned char smem_raw[];
   Word<W>* sm = reinterpret_cast<Word<W>*>(smem_raw);
   constexpr int side = Geometry<S, W>::side;
-  const std::int64_t looped = OutOrder ? (cols + side - 1) / side : (rows + side - 1) / side;  // may pass gridDim.y
+  using Order = TileOrder<OutOrder>;
+  const std::int64_t looped = Order::looped((rows + side - 1) / side, (cols + side - 1) / side);
   for (std::int64_t by = blockIdx.y; by < looped; by += gridDim.y) {
-    const std::int64_t r0 = (OutOrder ? static_cast<std::int64_t>(blockIdx.x) : by) * side;
-    const std::int64_t c0 = (OutOrder ? by : static_cast<std::int64_t>(blockIdx.x)) * side;
+    const std::int64_t r0 = Order::row(by) * side, c0 = Order::col(by) * side;
     load_tile<S, W, LAYOUT>(sm, in, rows, cols, r0, c0);
     __syncthreads();
     store_tile_transposed<S, W, LAYOUT>(sm, out, rows, cols, r0, c0);
@@ -34,8 +33,7 @@ template <int S, int W, int LAYOUT, bool OutOrder> void launch(const Operands& o
   static unsigned long long smem_allowed = 0;
   auto k = transpose_words<S, W, LAYOUT, OutOrder>;
   allow_smem(k, G::smem_bytes, smem_allowed);
-  const std::int64_t across = ceil_div(op.shape.cols, G::side), down = ceil_div(op.shape.rows, G::side);
-  const dim3 grid = OutOrder ? grid_2d(down, across) : grid_2d(across, down);
+  const dim3 grid = TileOrder<OutOrder>::grid(ceil_div(op.shape.rows, G::side), ceil_div(op.shape.cols, G::side));
   k<<<grid, kThreads, G::smem_bytes, stream_of(op)>>>(static_cast<const unsigned char*>(op.in),
                                                       static_cast<unsigned char*>(op.out), op.shape.rows, op.shape.cols);
   TLAB_CUDA_LAUNCHED();
