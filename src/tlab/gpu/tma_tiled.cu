@@ -21,8 +21,6 @@
 namespace tlab::gpu {
 namespace {
 
-using word::Word;
-
 constexpr int kThreads = 128;
 constexpr int kTileBytes = 32 * 1024;
 constexpr int kBoxOuter = 256;  // the TMA's largest box side
@@ -200,7 +198,7 @@ template <typename T> void launch(const Operands& op) {
   const std::int64_t rows = op.shape.rows, cols = op.shape.cols;
   const CUtensorMap src = byte_map(op.in, rows, cols * S, kBoxOuter);
   const CUtensorMap dst = byte_map(op.out, cols, rows * S, G::sub);
-  const dim3 grid = grid_2d(ceil_div(rows, kBoxOuter), ceil_div(cols, G::sub));
+  const dim3 grid = TileOrder<true>::grid(ceil_div(rows, kBoxOuter), ceil_div(cols, G::sub));
   k<<<grid, kThreads, G::smem_bytes, stream_of(op)>>>(src, dst, cols);
   TLAB_CUDA_LAUNCHED();
 }
