@@ -13,7 +13,7 @@
 
 namespace {
 const std::vector<tlab::DType> kTypes{tlab::DType::u8, tlab::DType::f32, tlab::DType::c128};
-const std::vector<int> kChunks{1, 4, 16};
+const std::vector<int> kChunks{1, 2, 4, 8, 16};
 }  // namespace
 
 int main(int argc, char** argv) {

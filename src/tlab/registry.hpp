@@ -32,6 +32,9 @@ struct Operands {
   // Elements from one output row to the next; 0: dense (shape.rows). Read only by variants
   // with takes_out_pitch, so that an output block can land inside a larger matrix.
   std::int64_t out_pitch = 0;
+  // Elements from one input row to the next; 0: dense (shape.cols). Read only by variants
+  // with takes_in_pitch, so that the input can be a block of a larger matrix.
+  std::int64_t in_pitch = 0;
   // Working memory of Variant::scratch_bytes(t, shape) bytes on the variant's backend, owned
   // by the caller (a plan); null: the variant keeps its own.
   void* scratch = nullptr;
@@ -53,6 +56,7 @@ struct Variant {
   // Registered so that a test can show it is wrong; runners refuse to time it as a transpose.
   bool known_wrong = false;
   bool takes_out_pitch = false;  // honours Operands::out_pitch
+  bool takes_in_pitch = false;   // honours Operands::in_pitch
   bool any_shape = false;        // in place, yet any m x n (not only square)
   std::string note;  // one line for --list and the report
   // Throws std::invalid_argument when this process's environment makes the variant unusable

@@ -1,13 +1,13 @@
 #include <algorithm>
-#include <map>
 #include <stdexcept>
 
 #include "tlab/dist/distributed.hpp"
 #include "tlab/dist/hash_blocks.cuh"
 #include "tlab/dist/team.cuh"
 #include "tlab/gpu/check.cuh"
+#include "tlab/gpu/copy_rows.cuh"
 #include "tlab/gpu/device_buffer.cuh"
-#include "tlab/transpose.hpp"
+#include "tlab/registry.hpp"
 
 namespace tlab::dist {
 
@@ -60,23 +60,29 @@ float ms_between(cudaEvent_t a, cudaEvent_t b) {
   return ms;
 }
 
-// Everything one rank owns on its GPU. Streams: pack (the chunk transposes), xfer (NCCL),
-// unpack (the 2D copies into B, the self block's included).
+// The kernel that packs: a word-tile transpose that takes input and output pitches, so that
+// each block of a chunk goes straight from A to where it is sent from, or for the rank's own
+// block to its place in B. Among those that take pitches, the fastest for the size on the
+// H100 and the H200 in experiment 13 (w8-out for 1 to 8 bytes; 8-byte words hold no 16-byte element).
+const Variant& pack_kernel(DType t) { return registry().get(dtype_size(t) == 16 ? "gpu/word/w16" : "gpu/word/w8-out"); }
+
+// Everything one rank owns on its GPU. Streams: pack (the block transposes), xfer (NCCL, at
+// the highest priority: its few blocks get SMs as soon as any free up, instead of after every
+// block of a transpose queued before them), unpack (the received blocks into B's columns).
 struct Local {
   int rank = 0, device = 0;
   ncclComm_t comm{};
   DeviceBuffer a, b, send, recv, scalars;  // scalars: 4 doubles or counters for reductions
   cudaStream_t pack{}, xfer{}, unpack{};
-  cudaEvent_t start{}, end{};
+  cudaEvent_t start{}, end{}, transposed{};  // transposed: the last chunk's own block is in B
   std::vector<cudaEvent_t> packed, received;
-  std::map<std::int64_t, Plan> plans;  // by chunk rows
 
   ~Local() {
     cudaSetDevice(device);
     for (cudaEvent_t e : packed) cudaEventDestroy(e);
     for (cudaEvent_t e : received) cudaEventDestroy(e);
-    if (start) cudaEventDestroy(start);
-    if (end) cudaEventDestroy(end);
+    for (cudaEvent_t e : {start, end, transposed})
+      if (e) cudaEventDestroy(e);
     for (cudaStream_t s : {pack, xfer, unpack})
       if (s) cudaStreamDestroy(s);
   }
@@ -111,10 +117,18 @@ struct Transposer::Impl {
       if (l->rank == rank) return *l;
     throw std::invalid_argument("rank " + std::to_string(rank) + " is not driven by this process");
   }
-  const Plan& plan(Local& l, std::int64_t k) {
-    auto it = l.plans.find(k);
-    if (it == l.plans.end()) it = l.plans.emplace(k, Plan(type, k, x.a.cols, Placement::out_of_place)).first;
-    return it->second;
+  // The k x cols block of A at `from` (A's pitch) transposed to `to`, `pitch` elements apart.
+  void transpose_block(void* to, std::int64_t pitch, const unsigned char* from, std::int64_t k, std::int64_t cols,
+                       cudaStream_t stream) const {
+    if (k == 0 || cols == 0) return;
+    Operands op;
+    op.in = from;
+    op.out = to;
+    op.shape = {k, cols};
+    op.stream = stream;
+    op.in_pitch = x.a.cols;
+    op.out_pitch = pitch;
+    pack_kernel(type).kernels.at(type)(op);
   }
 
   // Reduces v (n doubles, one set per local rank) to the maximum over every rank.
@@ -145,13 +159,21 @@ struct Transposer::Impl {
     }
   }
 
+  // Chunk c of rank r's rows, k x n: the block for peer q (its B rows' columns of A) is
+  // transposed into the send buffer, b_rows().count(q) x k at the chunk's place; the peers'
+  // blocks first, so that the exchange can start while the rank's own block goes straight
+  // into B's columns (pitch m), never through a buffer.
   void pack_chunk(Local& l, int c) {
-    const std::int64_t k = chunk_rows(l.rank).count(c), r0 = chunk_rows(l.rank).begin(c);
-    if (k > 0) {
-      auto* a = static_cast<const unsigned char*>(l.a.get()) + r0 * x.a.cols * e();
-      plan(l, k).execute(static_cast<unsigned char*>(l.send.get()) + r0 * x.a.cols * e(), a, l.pack);
-    }
+    const int r = l.rank;
+    const std::int64_t k = chunk_rows(r).count(c), r0 = chunk_rows(r).begin(c);
+    const auto* a = static_cast<const unsigned char*>(l.a.get()) + r0 * x.a.cols * e();
+    for (int q = 0; q < x.ranks; ++q)
+      if (q != r)
+        transpose_block(static_cast<unsigned char*>(l.send.get()) + (r0 * x.a.cols + x.b_rows().begin(q) * k) * e(), k,
+                        a + x.b_rows().begin(q) * e(), k, x.b_rows().count(q), l.pack);
     TLAB_CUDA(cudaEventRecord(l.packed[c], l.pack));
+    transpose_block(static_cast<unsigned char*>(l.b.get()) + (x.a_rows().begin(r) + r0) * e(), x.a.rows,
+                    a + x.b_rows().begin(r) * e(), k, x.b_rows().count(r), l.pack);
   }
 
   // Chunk c's blocks between every pair of ranks, in one group over every local rank (one
@@ -189,14 +211,11 @@ struct Transposer::Impl {
     const std::int64_t k = chunk_rows(p).count(c), rows = x.b_rows().count(l.rank);
     if (k == 0 || rows == 0) return;
     auto* to = static_cast<unsigned char*>(l.b.get()) + (x.a_rows().begin(p) + chunk_rows(p).begin(c)) * e();
-    TLAB_CUDA(cudaMemcpy2DAsync(to, x.a.rows * e(), from, k * e(), k * e(), rows, cudaMemcpyDeviceToDevice, l.unpack));
+    gpu::copy_rows(to, x.a.rows * e(), from, k * e(), k * e(), rows, l.unpack);
   }
 
   void unpack_chunk(Local& l, int c) {
     const int r = l.rank;
-    const std::int64_t k = chunk_rows(r).count(c), r0 = chunk_rows(r).begin(c);
-    TLAB_CUDA(cudaStreamWaitEvent(l.unpack, l.packed[c]));
-    place(l, static_cast<const unsigned char*>(l.send.get()) + (r0 * x.a.cols + x.b_rows().begin(r) * k) * e(), r, c);
     TLAB_CUDA(cudaStreamWaitEvent(l.unpack, l.received[c]));
     for (int p = 0; p < x.ranks; ++p)
       if (p != r) place(l, static_cast<const unsigned char*>(l.recv.get()) + recv_offset(r, p, c), p, c);
@@ -242,9 +261,13 @@ Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::m
     l->send = DeviceBuffer(m.x.local_a_bytes(l->rank));
     l->recv = DeviceBuffer(m.x.local_b_bytes(l->rank));
     l->scalars = DeviceBuffer(4 * sizeof(double));
-    for (cudaStream_t* s : {&l->pack, &l->xfer, &l->unpack}) TLAB_CUDA(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+    int lowest = 0, highest = 0;
+    TLAB_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
+    for (cudaStream_t* s : {&l->pack, &l->unpack}) TLAB_CUDA(cudaStreamCreateWithFlags(s, cudaStreamNonBlocking));
+    TLAB_CUDA(cudaStreamCreateWithPriority(&l->xfer, cudaStreamNonBlocking, highest));
     l->start = new_event();
     l->end = new_event();
+    l->transposed = new_event();
     m.local.push_back(std::move(l));
   }
 }
@@ -252,6 +275,7 @@ Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::m
 Transposer::~Transposer() = default;
 
 const Exchange& Transposer::layout() const { return impl_->x; }
+const std::string& Transposer::kernel() const { return pack_kernel(impl_->type).name; }
 const std::vector<int>& Transposer::local_ranks() const { return impl_->team->rank; }
 
 void Transposer::upload_a(int rank, const void* host) {
@@ -352,9 +376,11 @@ Times Transposer::transpose(int chunks) {
   std::vector<std::vector<double>> t;
   for (auto& l : m.local) {
     TLAB_CUDA(cudaSetDevice(l->device));
+    TLAB_CUDA(cudaEventRecord(l->transposed, l->pack));
+    TLAB_CUDA(cudaStreamWaitEvent(l->unpack, l->transposed));
     TLAB_CUDA(cudaEventRecord(l->end, l->unpack));
     TLAB_CUDA(cudaEventSynchronize(l->end));
-    t.push_back({ms_between(l->start, l->end) * 1e-3, ms_between(l->start, l->packed[chunks - 1]) * 1e-3,
+    t.push_back({ms_between(l->start, l->end) * 1e-3, ms_between(l->start, l->transposed) * 1e-3,
                  ms_between(l->start, l->received[chunks - 1]) * 1e-3});
   }
   m.max_over_ranks(t);

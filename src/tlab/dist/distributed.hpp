@@ -6,12 +6,13 @@
 //   tlab::dist::Times s = t.transpose(8);  // in 8 chunks, every rank, timed; blocks until done
 //   t.count_wrong(seed);                  // 0: every element of B is right, on every rank
 //
-// Each rank transposes its rows of A in chunks of rows with the single-GPU plan
-// (tlab::Plan): the transpose of a k x n chunk is n rows of k elements, and rank q's share is
-// a contiguous run of them, so what travels is already transposed. Chunk c goes to every
-// peer in one grouped ncclSend/ncclRecv on its own stream while chunk c + 1 is transposed;
-// each received block lands in B's columns by a 2D copy on a third stream. The self block
-// never leaves the GPU.
+// Each rank transposes its rows of A in chunks of rows: the transpose of a k x n chunk is n
+// rows of k elements, and rank q's share is a contiguous run of them, so what travels is
+// already transposed. A registered kernel that takes pitches (kernel()) transposes each
+// peer's block of the chunk straight from A into the send buffer, and the rank's own block
+// straight into B's columns. Chunk c goes to every peer in one grouped ncclSend/ncclRecv on a
+// stream of the highest priority while chunk c + 1 is transposed; each received block lands
+// in B's columns by a row copy on a third stream.
 //
 // One process may drive every rank (one communicator per GPU, ncclCommInitAll), or each
 // process one rank (ncclCommInitRank, the id passed through a file): the code is the same.
@@ -70,6 +71,7 @@ class Transposer {
   Transposer& operator=(const Transposer&) = delete;
 
   const Exchange& layout() const;
+  const std::string& kernel() const;  // the registered kernel that transposes the blocks
   const std::vector<int>& local_ranks() const;  // the ranks this process drives
 
   // Host copies of one local rank's blocks (for tests): A's rows, B's rows, row major.

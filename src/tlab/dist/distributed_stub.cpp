@@ -14,6 +14,7 @@ Transposer::Transposer(const TeamSpec&, DType, Shape) { throw std::runtime_error
 Transposer::~Transposer() = default;
 const Exchange& Transposer::layout() const { throw std::runtime_error(unavailable()); }
 const std::vector<int>& Transposer::local_ranks() const { throw std::runtime_error(unavailable()); }
+const std::string& Transposer::kernel() const { throw std::runtime_error(unavailable()); }
 void Transposer::upload_a(int, const void*) {}
 void Transposer::download_b(int, void*) const {}
 std::uint64_t Transposer::fill(std::uint64_t s) { return s; }

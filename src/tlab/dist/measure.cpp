@@ -66,6 +66,7 @@ std::vector<DistRow> measure_distributed(const TeamSpec& team, DType type, Shape
     r.pack_end = summarize(pack).median;
     r.exchange_end = summarize(exchange).median;
     r.exchange_bytes = crossing;
+    r.kernel = x.kernel();
     rows.push_back(r);
   }
   if (e.ranks > 1) {

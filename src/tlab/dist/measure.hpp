@@ -16,7 +16,7 @@ struct DistRow {
   int ranks = 1, chunks = 0;
   Timed timed;                               // seconds of the whole operation, slowest rank
   double pack_end = -1, exchange_end = -1;   // medians (distributed transposes only)
-  std::string kernel;                        // the plan's kernel (single-gpu and the chunk transposes)
+  std::string kernel;                        // single-gpu: the plan's kernel; chunks: the block transposes
   double exchange_bytes = 0;                 // bytes that cross between GPUs, all pairs
 };
 

@@ -251,7 +251,7 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
     const std::int64_t step = kRowsPerPass * pitch * S;
     if constexpr (LAYOUT == kShiftedRows && E > 1) {
       const unsigned char* p = src + ((r0 + r_first) * pitch + c0) * S;
-      const unsigned char* end = src + rows * cols * S;
+      const unsigned char* end = src + ((rows - 1) * pitch + cols) * S;  // past the last row's last element
 #pragma unroll 4
       for (int k = 0; k < G::side / kRowsPerPass; ++k) {
         const int r = r_first + k * kRowsPerPass;
@@ -351,12 +351,17 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
   }
 }
 
-// The Layout that (base pointers, shape) allow: whole W-byte words when every row of the
-// input and of the output starts on a W-byte boundary.
-inline Layout row_layout(const void* a, const void* b, std::int64_t rows, std::int64_t cols, int S, int W) {
+// The Layout that (base pointers, shape, pitches in elements; 0: dense) allow: whole W-byte
+// words when every row of the input and of the output starts on a W-byte boundary and ends on
+// one, so that no word reaches past a row (into a neighbouring block, when the matrices are
+// blocks of larger ones, or past the end of the memory).
+inline Layout row_layout(const void* a, const void* b, std::int64_t rows, std::int64_t cols, int S, int W,
+                         std::int64_t in_pitch = 0, std::int64_t out_pitch = 0) {
   auto aligned = [W](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % W == 0; };
+  auto words = [S, W](std::int64_t elements) { return (elements * S) % W == 0; };
   if (!aligned(a) || !aligned(b)) return kByElement;
-  return (cols * S) % W == 0 && (rows * S) % W == 0 ? kAlignedRows : kShiftedRows;
+  const bool whole = words(cols) && words(rows) && words(in_pitch ? in_pitch : cols) && words(out_pitch ? out_pitch : rows);
+  return whole ? kAlignedRows : kShiftedRows;
 }
 
 // Calls f(std::integral_constant<int, layout>) with the layout as a compile-time constant.
