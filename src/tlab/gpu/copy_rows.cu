@@ -2,6 +2,7 @@
 
 #include "tlab/gpu/copy_rows.cuh"
 #include "tlab/gpu/check.cuh"
+#include "tlab/gpu/copy_strided.cuh"
 
 namespace tlab::gpu {
 namespace {
@@ -20,15 +21,7 @@ copy_rows_kernel(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const 
   for (std::int64_t r = blockIdx.x * per_block + threadIdx.x / lanes; r < rows; r += gridDim.x * per_block) {
     const V* from = reinterpret_cast<const V*>(src + r * src_pitch);
     V* to = reinterpret_cast<V*>(dst + r * dst_pitch);
-    std::int64_t w = lane;
-    for (; w + (kUnroll - 1) * lanes < words; w += kUnroll * lanes) {
-      V v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = from[w + u * lanes];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) to[w + u * lanes] = v[u];
-    }
-    for (; w < words; w += lanes) to[w] = from[w];
+    copy_strided<kUnroll>(from, to, lane, words, lanes);
   }
 }
 

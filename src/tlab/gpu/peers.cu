@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "tlab/gpu/copy_strided.cuh"
 #include "tlab/gpu/launch.cuh"
 
 namespace tlab::gpu {
@@ -20,18 +21,10 @@ template <typename T> __global__ void copy_elements(const T* __restrict__ in, T*
 // thread, one resident wave of blocks. The bytes past the last whole word go one at a time.
 __global__ void copy_words(const uint4* __restrict__ in, uint4* __restrict__ out, std::int64_t words,
                            const unsigned char* __restrict__ in_tail, unsigned char* __restrict__ out_tail, int tail) {
-  constexpr int U = 4;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < tail) out_tail[i] = in_tail[i];
-  for (; i + (U - 1) * stride < words; i += U * stride) {
-    uint4 v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = in[i + u * stride];
-#pragma unroll
-    for (int u = 0; u < U; ++u) out[i + u * stride] = v[u];
-  }
-  for (; i < words; i += stride) out[i] = in[i];
+  copy_strided<4>(in, out, i, words, stride);
 }
 
 int sm_count() {
