@@ -258,7 +258,10 @@ Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::m
     TLAB_CUDA(cudaSetDevice(l->device));
     l->a = DeviceBuffer(m.x.local_a_bytes(l->rank));
     l->b = DeviceBuffer(m.x.local_b_bytes(l->rank));
-    l->send = DeviceBuffer(m.x.local_a_bytes(l->rank));
+    // NCCL reads what it sends in 16-byte words, the last one reaching past a message that
+    // ends off a 16-byte boundary: memcheck saw it at the end of a 9-byte buffer (P = 2,
+    // uint8 3 x 3), as NCCL's maintainers describe in NVIDIA/nccl issue 265.
+    l->send = DeviceBuffer((m.x.local_a_bytes(l->rank) + 15) / 16 * 16);
     l->recv = DeviceBuffer(m.x.local_b_bytes(l->rank));
     l->scalars = DeviceBuffer(4 * sizeof(double));
     int lowest = 0, highest = 0;
