@@ -1,6 +1,6 @@
 // Experiment 15: an m x n matrix held by row blocks on P GPUs transposed into n x m held the
 // same way, through NCCL (src/tlab/dist/distributed.hpp): P = 1 and every P the machine has,
-// one, four and sixteen chunks, against the NCCL all-to-all of the same blocks and the
+// 1, 2, 4, 8 and 16 chunks, against the NCCL all-to-all of the same blocks and the
 // single-GPU plan, all in the same run. With TLAB_DIST_RANK set, each process is one rank
 // (scripts/dist-launch) and rank 0 writes the files.
 #include <iostream>

@@ -33,9 +33,9 @@ std::vector<unsigned char> to_host(const unsigned char* d, std::size_t bytes) {
 }
 
 // Where a block sits in its parent: `pad` elements more per parent row than the block's
-// width, the block `offset` (<= pad) elements into its rows, after one parent row.
+// width, the block `offset` (<= pad) elements into its rows, after `row` parent rows.
 struct Placing {
-  std::int64_t pad, offset;
+  std::int64_t pad, offset, row = 1;
 };
 
 }  // namespace
@@ -45,33 +45,42 @@ TEST_CASE("variants that take pitches transpose a block of one matrix into a blo
   std::vector<tlab::Shape> shapes{{1, 1}, {5, 3}, {33, 31}, {64, 64}, {130, 97}, {515, 513}};
   if (!small) shapes.push_back({2049, 2051});
   int checked = 0;
+  // Base pointers on words with rows off them (odd pads at offset 0: the shifted rows), off
+  // words (element by element), and on words with whole-word pitches; the input ends at the
+  // last byte of its allocation in every case.
+  const std::vector<std::pair<Placing, Placing>> placings{
+      {{0, 0, 0}, {0, 0}}, {{8, 8}, {16, 0}}, {{3, 1}, {5, 5}}, {{16, 16}, {16, 16}}, {{3, 0, 0}, {5, 0}}, {{1, 0, 2}, {7, 0}}};
   for (const tlab::Variant& v : tlab::registry().all()) {
     if (v.backend != tlab::Backend::gpu || !v.takes_in_pitch) continue;
     REQUIRE(v.takes_out_pitch);
     for (tlab::DType t : v.dtypes())
       for (tlab::Shape s : shapes)
-        for (auto [in, out] : {std::pair<Placing, Placing>{{0, 0}, {0, 0}}, {{8, 8}, {16, 0}}, {{3, 1}, {5, 5}}, {{16, 16}, {16, 16}}}) {
+        for (auto [in, out] : placings) {
           CAPTURE(v.name);
           CAPTURE(tlab::dtype_name(t));
           CAPTURE(tlab::to_string(s));
           CAPTURE(in.pad);
+          CAPTURE(in.row);
           CAPTURE(out.pad);
           const std::size_t e = tlab::dtype_size(t);
-          // The input block is the parent's last rows, ending at its last element where offset == pad.
+          // The input allocation ends with the block's last element; the output has a poisoned
+          // row after the block's (and `row` before it).
           const std::int64_t in_pitch = s.cols + in.pad, out_pitch = s.rows + out.pad;
-          const std::size_t in_bytes = (s.rows + 1) * in_pitch * e, out_bytes = (s.cols + 2) * out_pitch * e;
+          const std::int64_t in_first = in.row * in_pitch + in.offset, out_first = out.row * out_pitch + out.offset;
+          const std::size_t in_bytes = (in_first + (s.rows - 1) * in_pitch + s.cols) * e;
+          const std::size_t out_bytes = (out.row + s.cols + 1) * out_pitch * e;
           std::vector<unsigned char> a(in_bytes), block(s.elements() * e), block_t(block.size()), want(out_bytes, kPoison);
           tlab::fill_random(a.data(), static_cast<std::int64_t>(in_bytes / e), t);
           for (std::int64_t r = 0; r < s.rows; ++r)
-            for (std::size_t b = 0; b < s.cols * e; ++b) block[r * s.cols * e + b] = a[((r + 1) * in_pitch + in.offset) * e + b];
+            for (std::size_t b = 0; b < s.cols * e; ++b) block[r * s.cols * e + b] = a[(in_first + r * in_pitch) * e + b];
           tlab::reference_transpose(block.data(), block_t.data(), s, e);
           for (std::int64_t r = 0; r < s.cols; ++r)
-            for (std::size_t b = 0; b < s.rows * e; ++b) want[((r + 1) * out_pitch + out.offset) * e + b] = block_t[r * s.rows * e + b];
+            for (std::size_t b = 0; b < s.rows * e; ++b) want[(out_first + r * out_pitch) * e + b] = block_t[r * s.rows * e + b];
           unsigned char* da = to_device(a);
           unsigned char* db = to_device(std::vector<unsigned char>(out_bytes, kPoison));
           tlab::Operands op;
-          op.in = da + (in_pitch + in.offset) * e;
-          op.out = db + (out_pitch + out.offset) * e;
+          op.in = da + in_first * e;
+          op.out = db + out_first * e;
           op.shape = s;
           op.in_pitch = in_pitch;
           op.out_pitch = out_pitch;
@@ -82,7 +91,7 @@ TEST_CASE("variants that take pitches transpose a block of one matrix into a blo
           ++checked;
         }
   }
-  CHECK(checked >= 2 * 6 * 6 * 4);  // two variants or more, six types, six shapes, four placings
+  CHECK(checked >= 2 * 6 * 6 * 6);  // two variants or more, six types, six shapes, six placings
 }
 
 TEST_CASE("the row copy moves a block between pitched buffers, any alignment, nothing else touched") {

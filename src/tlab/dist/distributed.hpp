@@ -53,9 +53,10 @@ inline TeamSpec one_process(int ranks) {
 // driving `ranks` GPUs. Throws std::invalid_argument on a malformed or incomplete set.
 TeamSpec team_from_environment(int ranks);
 
-// Seconds, the slowest rank's. pack_end and exchange_end: from the start to the last chunk
-// transposed and to the last chunk received; with one chunk the three phases run one after
-// another, so they split the total into pack, exchange and unpack.
+// Seconds, the slowest rank's. pack_end: from the start until every block is transposed (the
+// own block of the last chunk included, which runs beside that chunk's exchange);
+// exchange_end: until the last chunk is received. The rest of the total is the placing of
+// the last chunk.
 struct Times {
   double total = 0, pack_end = 0, exchange_end = 0;
 };

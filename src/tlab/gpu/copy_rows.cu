@@ -1,8 +1,8 @@
 #include <algorithm>
 
 #include "tlab/gpu/copy_rows.cuh"
-#include "tlab/gpu/check.cuh"
 #include "tlab/gpu/copy_strided.cuh"
+#include "tlab/gpu/launch.cuh"
 
 namespace tlab::gpu {
 namespace {
@@ -32,10 +32,7 @@ void launch(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t src
   int lanes = 32;  // whole warps per row, fewer rows per block for wide rows
   while (lanes < kThreads && lanes < words) lanes *= 2;
   const std::int64_t per_block = kThreads / lanes;
-  int device = 0, sms = 0;
-  TLAB_CUDA(cudaGetDevice(&device));
-  TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const std::int64_t blocks = std::min<std::int64_t>((rows + per_block - 1) / per_block, std::int64_t{sms} * 16);
+  const std::int64_t blocks = std::min<std::int64_t>((rows + per_block - 1) / per_block, std::int64_t{sm_count()} * 16);
   copy_rows_kernel<V><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
       static_cast<unsigned char*>(dst), dst_pitch, static_cast<const unsigned char*>(src), src_pitch, words, rows, lanes);
   TLAB_CUDA_LAUNCHED();

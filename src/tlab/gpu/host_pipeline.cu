@@ -85,7 +85,7 @@ HostTransposePlan::HostTransposePlan(Shape s, DType t, const PipelineOptions& o)
   const KernelFn& k = transpose_kernel(o.kernel, t, Placement::out_of_place, "pipeline");
   if (o.access == HostAccess::copy_in && !registry().get(o.kernel).takes_out_pitch)
     throw std::invalid_argument("pipeline: copy_in needs a kernel that stores into a larger matrix (an output pitch: "
-                                "gpu/rect/*), not " + o.kernel);
+                                "gpu/rect/*, gpu/word/w*), not " + o.kernel);
   const std::int64_t p = pipeline_panel_rows(o, s, t), q = pipeline_panel_cols(o, s, t);
   require_device_bytes(pipeline_device_bytes(o, s, t), "the pipeline (" + std::to_string(o.streams) +
                                                            (o.access == HostAccess::copy_in ? " streams x 1 block of " : " streams x 2 blocks of ") + std::to_string(p) + " x " +

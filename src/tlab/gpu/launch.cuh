@@ -27,6 +27,14 @@ inline dim3 grid_2d(std::int64_t blocks_x, std::int64_t blocks_y) {
 
 inline cudaStream_t stream_of(const Operands& op) { return static_cast<cudaStream_t>(op.stream); }
 
+// The current device's SM count, for grids of one or a few resident waves.
+inline int sm_count() {
+  int sms = 0, dev = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  return sms;
+}
+
 // The order in which a tiled out-of-place kernel's blocks take a down x across grid of tiles:
 // blockIdx.x takes one tile index and blockIdx.y loops over the other, which may pass
 // gridDim.y. OutOrder: blockIdx.x walks down the input, so that the blocks launched together

@@ -27,13 +27,6 @@ __global__ void copy_words(const uint4* __restrict__ in, uint4* __restrict__ out
   copy_strided<4>(in, out, i, words, stride);
 }
 
-int sm_count() {
-  int sms = 0, dev = 0;
-  TLAB_CUDA(cudaGetDevice(&dev));
-  TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-  return sms;
-}
-
 void check_cublas(cublasStatus_t s, const char* call) {
   if (s != CUBLAS_STATUS_SUCCESS)
     throw std::runtime_error(std::string(call) + " failed: " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");

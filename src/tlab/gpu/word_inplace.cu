@@ -20,35 +20,9 @@ __device__ __forceinline__ void pair_of(std::int64_t k, std::int64_t& i, std::in
   i = k - j * (j + 1) / 2;
 }
 
-// Pair k with the tiles in g x g groups (g divides the tiles per side): group columns left
-// to right; in each, the groups above the diagonal top down, each row by row, then the
-// diagonal group in pair_of's order. The blocks in flight then write into a few row bands
-// of tiles with both halves of their pairs, where pair_of's order shares one band with one
-// half and spreads the other over every band (performance notes, section 9, "Grouped tile
-// pairs"). g = 1 is pair_of's order.
-__device__ __forceinline__ void grouped_pair_of(std::int64_t k, std::int64_t g, std::int64_t& i, std::int64_t& j) {
-  const std::int64_t off = g * g, diag = g * (g + 1) / 2;
-  auto before = [&](std::int64_t J) { return off * J * (J - 1) / 2 + diag * J; };  // pairs left of group column J
-  const double a = off / 2.0, b = diag - off / 2.0;
-  std::int64_t J = static_cast<std::int64_t>((-b + sqrt(b * b + 4.0 * a * static_cast<double>(k))) / (2.0 * a));
-  while (J > 0 && before(J) > k) --J;  // the square root in double may be one off either way
-  while (before(J + 1) <= k) ++J;
-  const std::int64_t o = k - before(J);
-  if (o < J * off) {
-    const std::int64_t l = o % off;
-    i = (o / off) * g + l / g;
-    j = J * g + l % g;
-  } else {
-    pair_of(o - J * off, i, j);
-    i += J * g;
-    j += J * g;
-  }
-}
-
 template <int S, int W, int LAYOUT>
 __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs,
-                                                                    std::int64_t count, std::int64_t ld, std::int64_t per_row,
-                                                                    std::int64_t group) {
+                                                                    std::int64_t count, std::int64_t ld, std::int64_t per_row) {
   extern __shared__ unsigned char smem_raw[];
   constexpr int side = Geometry<S, W>::side;
   Word<W>* a = reinterpret_cast<Word<W>*>(smem_raw);
@@ -57,8 +31,7 @@ __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned ch
   for (std::int64_t k = blockIdx.x; k < pairs; k += gridDim.x) {
     unsigned char* m = base + ((y / per_row) * n * ld + (y % per_row) * n) * S;  // block y of a grid per_row wide
     std::int64_t ti = 0, tj = 0;
-    if (group > 1) grouped_pair_of(k, group, ti, tj);
-    else pair_of(k, ti, tj);
+    pair_of(k, ti, tj);
     const std::int64_t ar = ti * side, ac = tj * side;  // tile a at (ar, ac), its mirror b at (ac, ar)
     load_tile<S, W, LAYOUT>(a, m, n, n, ar, ac, ld);
     if (ti != tj) load_tile<S, W, LAYOUT>(b, m, n, n, ac, ar, ld);
@@ -71,49 +44,34 @@ __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned ch
 
 template <int S, int W> constexpr std::size_t pair_smem() { return 2 * Geometry<S, W>::smem_bytes; }
 
-// The largest divisor of t up to `most`: the group side for t tiles per side (1: none).
-std::int64_t group_side(std::int64_t t, std::int64_t most) {
-  for (std::int64_t g = std::min(most, t); g > 1; --g)
-    if (t % g == 0) return g;
-  return 1;
-}
-
 template <int S, int W, int LAYOUT>
-void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, std::int64_t most,
-            cudaStream_t stream) {
+void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   static unsigned long long smem_allowed = 0;
   auto k = transpose_words_in_place<S, W, LAYOUT>;
   allow_smem(k, pair_smem<S, W>(), smem_allowed);
   const std::int64_t t = ceil_div(n, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
-  const std::int64_t group = group_side(t, most);
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(pairs, 0x7fffffff));
   const dim3 grid(blocks, static_cast<unsigned>(std::min(count, kMaxGridY)));
-  k<<<grid, kThreads, pair_smem<S, W>(), stream>>>(static_cast<unsigned char*>(m), n, pairs, count, ld, per_row, group);
+  k<<<grid, kThreads, pair_smem<S, W>(), stream>>>(static_cast<unsigned char*>(m), n, pairs, count, ld, per_row);
   TLAB_CUDA_LAUNCHED();
 }
 
 // Rows off a word go element by element here: the shifted rows of the out-of-place kernel
 // measured slower in place (uint16 at 8191^2: 50% of memcpy against 68%).
-// group: the most tiles per side of a group of pairs (grouped_pair_of); 1: pair_of's order.
 template <int S, int W>
-void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream,
-                  std::int64_t group = 1) {
+void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   Layout l = row_layout(m, m, n, n, S, W);  // ld is a multiple of n: its rows sit on words when n's do
   with_layout<S, W>(l == kShiftedRows ? kByElement : l,
-                    [&](auto layout) { launch<S, W, decltype(layout)::value>(m, n, count, ld, per_row, group, stream); });
+                    [&](auto layout) { launch<S, W, decltype(layout)::value>(m, n, count, ld, per_row, stream); });
 }
 
-constexpr std::int64_t kGroup = 16;  // tiles per side of a group of pairs, at most
-
-template <int W, bool Grouped = false> void add_word_in_place(Registry& r) {
-  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + (Grouped ? "-grouped" : ""), "gpu-word-inplace",
-                          Placement::in_place, {{"word", std::to_string(W)}, {"group", Grouped ? std::to_string(kGroup) : "1"}},
-                          Grouped ? "tile pairs in whole W-byte words, launched in groups of up to 16 x 16 tiles"
-                                  : "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched");
+template <int W> void add_word_in_place(Registry& r) {
+  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W), "gpu-word-inplace", Placement::in_place,
+                          {{"word", std::to_string(W)}},
+                          "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched");
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if constexpr (fits_smem<S, W, 2>())
-      run_in_place<S, W>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op), Grouped ? kGroup : 1);
+    if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op));
   });
   keep_fitting_types<W, 2>(v);
   r.add(std::move(v));
@@ -139,8 +97,6 @@ void register_gpu_word_in_place(Registry& r) {
   add_word_in_place<4>(r);
   add_word_in_place<8>(r);
   add_word_in_place<16>(r);
-  add_word_in_place<8, true>(r);
-  add_word_in_place<16, true>(r);
 }
 
 }  // namespace tlab::gpu
