@@ -166,14 +166,20 @@ struct Transposer::Impl {
   void pack_chunk(Local& l, int c) {
     const int r = l.rank;
     const std::int64_t k = chunk_rows(r).count(c), r0 = chunk_rows(r).begin(c);
+    // An empty chunk, or a rank without rows (whose buffers are null): only the event.
+    if (k == 0) {
+      TLAB_CUDA(cudaEventRecord(l.packed[c], l.pack));
+      return;
+    }
     const auto* a = static_cast<const unsigned char*>(l.a.get()) + r0 * x.a.cols * e();
     for (int q = 0; q < x.ranks; ++q)
-      if (q != r)
+      if (q != r && x.b_rows().count(q) > 0)
         transpose_block(static_cast<unsigned char*>(l.send.get()) + (r0 * x.a.cols + x.b_rows().begin(q) * k) * e(), k,
                         a + x.b_rows().begin(q) * e(), k, x.b_rows().count(q), l.pack);
     TLAB_CUDA(cudaEventRecord(l.packed[c], l.pack));
-    transpose_block(static_cast<unsigned char*>(l.b.get()) + (x.a_rows().begin(r) + r0) * e(), x.a.rows,
-                    a + x.b_rows().begin(r) * e(), k, x.b_rows().count(r), l.pack);
+    if (x.b_rows().count(r) > 0)
+      transpose_block(static_cast<unsigned char*>(l.b.get()) + (x.a_rows().begin(r) + r0) * e(), x.a.rows,
+                      a + x.b_rows().begin(r) * e(), k, x.b_rows().count(r), l.pack);
   }
 
   // Chunk c's blocks between every pair of ranks, in one group over every local rank (one
@@ -217,6 +223,7 @@ struct Transposer::Impl {
   void unpack_chunk(Local& l, int c) {
     const int r = l.rank;
     TLAB_CUDA(cudaStreamWaitEvent(l.unpack, l.received[c]));
+    if (x.b_rows().count(r) == 0) return;  // no B rows: nothing arrives, and the buffers are null
     for (int p = 0; p < x.ranks; ++p)
       if (p != r) place(l, static_cast<const unsigned char*>(l.recv.get()) + recv_offset(r, p, c), p, c);
   }
