@@ -1,6 +1,6 @@
 // A block of rows copied between two pitched buffers on one GPU: how the distributed
 // transpose puts a received block into B's columns. cudaMemcpy2DAsync does the same, but ran
-// at 1.6 to 3.2 TB/s on an H200 depending on the row width (docs/performance-notes.md,
+// at 1.7 to 3.2 TB/s on an H200 depending on the row width (docs/performance-notes.md,
 // section 10); this kernel moves the widest words that every row start, pitch and the width
 // allow.
 #pragma once
