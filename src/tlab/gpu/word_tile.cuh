@@ -187,6 +187,37 @@ template <Shfl K, int W> __device__ __forceinline__ Word<W> shfl_word(const Word
   return r;
 }
 
+// The element of S bytes at 32-bit part `part`, bit `shift`, of lane `from`'s word (S < W):
+// every lane receives the word's parts and keeps its own, without indexing registers.
+template <int S, int W>
+__device__ __forceinline__ Word<S> element_from_lane(const Word<W>& x, int from, int part, int shift) {
+  constexpr int L = W / 4;
+  unsigned l[L];
+  to_lanes(x, l);
+  if constexpr (S >= 4) {
+    constexpr int per = S / 4;  // parts of an element; `part` is a multiple of it
+    unsigned o[per];
+#pragma unroll
+    for (int i = 0; i < per; ++i) o[i] = 0;
+#pragma unroll
+    for (int i = 0; i < L; ++i) {
+      const unsigned y = __shfl_sync(0xffffffffu, l[i], from);
+      if (i / per == part / per) o[i % per] = y;
+    }
+    Word<S> r;
+    from_lanes(o, r);
+    return r;
+  } else {
+    unsigned o = 0;
+#pragma unroll
+    for (int i = 0; i < L; ++i) {
+      const unsigned y = __shfl_sync(0xffffffffu, l[i], from);
+      if (i == part) o = y;
+    }
+    return static_cast<Word<S>>(o >> shift);
+  }
+}
+
 // Lane w of a warp gets bytes [w W, (w + 1) W) of the row segment starting at `at` (any
 // offset on an S-byte boundary), from aligned loads only: each lane loads one aligned word,
 // lane 31 one more, and the neighbours' words are shifted in. `end` is the first byte past
@@ -247,9 +278,26 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
   using G = Geometry<S, W>;
   constexpr int E = G::E;
   const int w = threadIdx.x % kWords, r_first = threadIdx.x / kWords;
-  if ((LAYOUT != kByElement || E == 1) && r0 + G::side <= rows && c0 + G::side <= cols) {
+  if (r0 + G::side <= rows && c0 + G::side <= cols) {
     const std::int64_t step = kRowsPerPass * pitch * S;
-    if constexpr (LAYOUT == kShiftedRows && E > 1) {
+    if constexpr (LAYOUT == kByElement && E > 1) {
+      // Rows off a word, whole elements: a warp reads E runs of 32 consecutive elements of
+      // a row, not one element of each of 32 words E times, so that each load fills its
+      // sectors (performance notes, section 9, "Contiguous elements at odd sides").
+      const unsigned char* p = src + ((r0 + r_first) * pitch + c0 + w) * S;
+#pragma unroll 4
+      for (int k = 0; k < G::side / kRowsPerPass; ++k) {
+        const int r = r_first + k * kRowsPerPass;
+        Word<S> x[E];
+#pragma unroll
+        for (int e = 0; e < E; ++e) x[e] = *reinterpret_cast<const Word<S>*>(p + k * step + e * kWords * S);
+#pragma unroll
+        for (int e = 0; e < E; ++e) {
+          const int c = e * kWords + w;  // element of the tile row; word c / E holds it
+          reinterpret_cast<Word<S>*>(sm + r * kWords + swizzled<E>(r, c / E))[c % E] = x[e];
+        }
+      }
+    } else if constexpr (LAYOUT == kShiftedRows && E > 1) {
       const unsigned char* p = src + ((r0 + r_first) * pitch + c0) * S;
       const unsigned char* end = src + ((rows - 1) * pitch + cols) * S;  // past the last row's last element
 #pragma unroll 4
@@ -298,9 +346,32 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
   constexpr int E = G::E;
   const int v = threadIdx.x % kWords, w_first = threadIdx.x / kWords;
   const std::int64_t ocol = r0 + static_cast<std::int64_t>(v) * E;
-  if ((LAYOUT != kByElement || E == 1) && r0 + G::side <= rows && c0 + G::side <= cols) {
+  if (r0 + G::side <= rows && c0 + G::side <= cols) {
     const std::int64_t row_bytes = pitch * S;
-    if constexpr (LAYOUT == kShiftedRows && E > 1) {
+    if constexpr (LAYOUT == kByElement && E > 1) {
+      // Rows off a word, whole elements: lane v holds word v of an output row piece; store
+      // j of E writes elements 32 j + v, taken from lane (32 j + v) / E, so that each store
+      // covers 32 consecutive elements (as the loads above).
+      unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * pitch + r0 + v) * S;
+      const int from = v / E, part = (v % E) * S / 4, shift = 8 * ((v % E) * S % 4);
+#pragma unroll 2
+      for (int it = 0; it < kWords / kRowsPerPass; ++it) {
+        const int w = w_first + it * kRowsPerPass;
+        Word<W> in[E], out[E];
+#pragma unroll
+        for (int k = 0; k < E; ++k) in[k] = sm[(v * E + k) * kWords + (w ^ v)];
+        transpose_block<S, W>(in, out);
+#pragma unroll
+        for (int j = 0; j < E; ++j) {
+          unsigned char* row = q + (static_cast<std::int64_t>(it) * kRowsPerPass * E + j) * row_bytes;
+#pragma unroll
+          for (int e = 0; e < E; ++e)
+            *reinterpret_cast<Word<S>*>(row + e * kWords * S) =
+                element_from_lane<S, W>(out[j], e * (kWords / E) + from, part, shift);
+        }
+      }
+      return;
+    } else if constexpr (LAYOUT == kShiftedRows && E > 1) {
       unsigned char* q = dst + ((c0 + static_cast<std::int64_t>(w_first) * E) * pitch + r0) * S;
 #pragma unroll 2
       for (int it = 0; it < kWords / kRowsPerPass; ++it) {
