@@ -20,7 +20,7 @@ __device__ __forceinline__ void pair_of(std::int64_t k, std::int64_t& i, std::in
   i = k - j * (j + 1) / 2;
 }
 
-template <int S, int W, int LAYOUT>
+template <int S, int W, int LAYOUT, int STORE>
 __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs,
                                                                     std::int64_t count, std::int64_t ld, std::int64_t per_row) {
   extern __shared__ unsigned char smem_raw[];
@@ -36,18 +36,18 @@ __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned ch
     load_tile<S, W, LAYOUT>(a, m, n, n, ar, ac, ld);
     if (ti != tj) load_tile<S, W, LAYOUT>(b, m, n, n, ac, ar, ld);
     __syncthreads();
-    store_tile_transposed<S, W, LAYOUT>(a, m, n, n, ar, ac, ld);  // a^T into b's place
-    if (ti != tj) store_tile_transposed<S, W, LAYOUT>(b, m, n, n, ac, ar, ld);
+    store_tile_transposed<S, W, STORE>(a, m, n, n, ar, ac, ld);  // a^T into b's place
+    if (ti != tj) store_tile_transposed<S, W, STORE>(b, m, n, n, ac, ar, ld);
     __syncthreads();
   }
 }
 
 template <int S, int W> constexpr std::size_t pair_smem() { return 2 * Geometry<S, W>::smem_bytes; }
 
-template <int S, int W, int LAYOUT>
+template <int S, int W, int LAYOUT, int STORE = LAYOUT>
 void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   static unsigned long long smem_allowed = 0;
-  auto k = transpose_words_in_place<S, W, LAYOUT>;
+  auto k = transpose_words_in_place<S, W, LAYOUT, STORE>;
   allow_smem(k, pair_smem<S, W>(), smem_allowed);
   const std::int64_t t = ceil_div(n, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(pairs, 0x7fffffff));
@@ -56,24 +56,36 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
   TLAB_CUDA_LAUNCHED();
 }
 
-// Rows off a word go element by element here: the shifted rows of the out-of-place kernel
-// measured slower in place (uint16 at 8191^2: 50% of memcpy against 68%).
+// Rows off a word are stored element by element, 32 consecutive elements a warp instruction;
+// the shifted stores of the out-of-place kernels measured no faster in place. They are read
+// the same way, or with `shifted_loads` as aligned words shifted into place (fewer L2
+// requests, more instructions; which wins depends on the element size and GPU, performance
+// notes, section 9, "Contiguous elements at odd sides").
 template <int S, int W>
-void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
-  Layout l = row_layout(m, m, n, n, S, W);  // ld is a multiple of n: its rows sit on words when n's do
+void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream,
+                  bool shifted_loads = false) {
+  const Layout l = row_layout(m, m, n, n, S, W);  // ld is a multiple of n: its rows sit on words when n's do
+  if constexpr (S < W) {
+    if (l == kShiftedRows && shifted_loads) return launch<S, W, kShiftedRows, kByElement>(m, n, count, ld, per_row, stream);
+  }
   with_layout<S, W>(l == kShiftedRows ? kByElement : l,
                     [&](auto layout) { launch<S, W, decltype(layout)::value>(m, n, count, ld, per_row, stream); });
 }
 
-template <int W> void add_word_in_place(Registry& r) {
-  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W), "gpu-word-inplace", Placement::in_place,
-                          {{"word", std::to_string(W)}},
-                          "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched");
-  v.kernels = instantiate_all([](auto tag, const Operands& op) {
+template <int W> void add_word_in_place(Registry& r, bool shifted_loads) {
+  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + (shifted_loads ? "-shifted" : ""), "gpu-word-inplace",
+                          Placement::in_place, {{"word", std::to_string(W)}, {"loads", shifted_loads ? "shifted" : "elements"}},
+                          shifted_loads ? "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place"
+                                        : "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched");
+  v.kernels = instantiate_all([shifted_loads](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op));
+    if constexpr (fits_smem<S, W, 2>())
+      run_in_place<S, W>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op), shifted_loads);
   });
   keep_fitting_types<W, 2>(v);
+  // Whole-element words have no rows off a word: the shifted variant would repeat the plain one.
+  for (auto it = v.kernels.begin(); shifted_loads && it != v.kernels.end();)
+    it = dtype_size(it->first) >= W ? v.kernels.erase(it) : std::next(it);
   r.add(std::move(v));
 }
 
@@ -94,9 +106,11 @@ void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t coun
 }
 
 void register_gpu_word_in_place(Registry& r) {
-  add_word_in_place<4>(r);
-  add_word_in_place<8>(r);
-  add_word_in_place<16>(r);
+  for (bool shifted_loads : {false, true}) {
+    add_word_in_place<4>(r, shifted_loads);
+    add_word_in_place<8>(r, shifted_loads);
+    add_word_in_place<16>(r, shifted_loads);
+  }
 }
 
 }  // namespace tlab::gpu

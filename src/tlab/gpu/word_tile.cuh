@@ -218,32 +218,8 @@ __device__ __forceinline__ Word<S> element_from_lane(const Word<W>& x, int from,
   }
 }
 
-// Lane w of a warp gets bytes [w W, (w + 1) W) of the row segment starting at `at` (any
-// offset on an S-byte boundary), from aligned loads only: each lane loads one aligned word,
-// lane 31 one more, and the neighbours' words are shifted in. `end` is the first byte past
-// the matrix: the extra word is read byte by byte where it would cross it.
-template <int S, int W>
-__device__ __forceinline__ Word<W> load_shifted(const unsigned char* at, const unsigned char* end, int lane) {
-  const int m = static_cast<int>(reinterpret_cast<std::uintptr_t>(at) % W);
-  const unsigned char* base = at - m;
-  const Word<W> lo = *reinterpret_cast<const Word<W>*>(base + lane * W);
-  if (m == 0) return lo;
-  Word<W> hi = shfl_word<Shfl::down, W>(lo, 1);
-  if (lane == kWords - 1) {
-    const unsigned char* extra = base + kWords * W;
-    if (extra + W <= end) {
-      hi = *reinterpret_cast<const Word<W>*>(extra);
-    } else {
-      hi = Word<W>{};
-#pragma unroll
-      for (int e = 0; e < W; ++e)
-        if (extra + e < end) set_element<1, W>(hi, e, extra[e]);
-    }
-  }
-  return bytes_from<W>(lo, hi, m);
-}
-
-// The converse: lane v holds bytes [v W, (v + 1) W) of the row segment starting at `at`.
+// Lane v holds bytes [v W, (v + 1) W) of the row segment starting at `at` (any offset on an
+// S-byte boundary).
 // Lanes 1..31 store the aligned words wholly inside the segment, each made of its own head
 // and its left neighbour's tail; the two partial words at the ends (shared with other
 // tiles) are written one element per lane, as E lanes of one store instruction.
@@ -298,12 +274,40 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
         }
       }
     } else if constexpr (LAYOUT == kShiftedRows && E > 1) {
+      // C rows at a time, every aligned word of them loaded before any is shifted: a shift
+      // waits on the neighbour lane's load, and one row at a time left a single load in
+      // flight per thread (performance notes, section 9, "Contiguous elements at odd sides").
       const unsigned char* p = src + ((r0 + r_first) * pitch + c0) * S;
       const unsigned char* end = src + ((rows - 1) * pitch + cols) * S;  // past the last row's last element
-#pragma unroll 4
-      for (int k = 0; k < G::side / kRowsPerPass; ++k) {
-        const int r = r_first + k * kRowsPerPass;
-        sm[r * kWords + swizzled<E>(r, w)] = load_shifted<S, W>(p + k * step, end, w);
+      constexpr int R = G::side / kRowsPerPass, C = R < 64 / W ? R : 64 / W;
+#pragma unroll 1
+      for (int k0 = 0; k0 < R; k0 += C) {
+        Word<W> lo[C], hi[C];
+#pragma unroll
+        for (int k = 0; k < C; ++k) {
+          const unsigned char* at = p + (k0 + k) * step;
+          const auto* base = reinterpret_cast<const Word<W>*>(at - reinterpret_cast<std::uintptr_t>(at) % W);
+          lo[k] = base[w];
+          hi[k] = Word<W>{};
+          if (w == kWords - 1) {  // the word after the piece: past the matrix only at its very end
+            const unsigned char* extra = reinterpret_cast<const unsigned char*>(base + kWords);
+            if (extra + W <= end) {
+              hi[k] = *reinterpret_cast<const Word<W>*>(extra);
+            } else {
+#pragma unroll
+              for (int b = 0; b < W; ++b)
+                if (extra + b < end) set_element<1, W>(hi[k], b, extra[b]);
+            }
+          }
+        }
+#pragma unroll
+        for (int k = 0; k < C; ++k) {
+          const int r = r_first + (k0 + k) * kRowsPerPass;
+          const int m = static_cast<int>(reinterpret_cast<std::uintptr_t>(p + (k0 + k) * step) % W);
+          const Word<W> next = shfl_word<Shfl::down, W>(lo[k], 1);
+          const Word<W> h = w == kWords - 1 ? hi[k] : next;
+          sm[r * kWords + swizzled<E>(r, w)] = m ? bytes_from<W>(lo[k], h, m) : lo[k];
+        }
       }
     } else {
       const unsigned char* p = src + ((r0 + r_first) * pitch + c0 + static_cast<std::int64_t>(w) * E) * S;
