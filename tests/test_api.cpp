@@ -113,7 +113,12 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 1) == "unaligned");
   CHECK(tuning::shape_class({8200, 8191}, Placement::out_of_place, 4) == "unaligned");
   CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 16) == "odd");
-  CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "square");
+  CHECK(tuning::shape_class({128, 128}, Placement::in_place, 4) == "square");
+  // In place too, rows of whole 16-byte words off 128-byte lines have a class of their own:
+  // 8200 doubles take 16-byte words there, 8192 doubles 8-byte ones (performance notes, section 9).
+  CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "odd");
+  CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 8) == "odd");
+  CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 16) == "odd");
   CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "unaligned");
   CHECK(tuning::shape_class({100, 101}, Placement::in_place, 4) == "rect");
 }

@@ -22,7 +22,7 @@ namespace {
 struct Case {
   Placement placement;
   std::string shape_class;
-  std::vector<Shape> shapes;  // empty for "odd": odd_sides()
+  std::vector<Shape> shapes;  // empty for "odd" (both placements): odd_sides()
 };
 
 // A kernel is chosen for a whole class, so it is scored on more than one of its shapes: with a
@@ -42,6 +42,7 @@ const std::vector<Case>& cases() {
                                    {Placement::out_of_place, "odd", {}},
                                    {Placement::out_of_place, "medium", {{2048, 2048}, {4096, 2048}}},
                                    {Placement::in_place, "unaligned", {{8191, 8191}, {4099, 4099}}},
+                                   {Placement::in_place, "odd", {}},
                                    {Placement::in_place, "square", {{8192, 8192}, {6144, 6144}}},
                                    {Placement::in_place, "rect", {{8192, 2048}}}};
   return c;

@@ -18,10 +18,11 @@ namespace tlab::tuning {
 std::string shape_class(Shape s, Placement p, std::size_t elem) {
   const auto e = static_cast<std::int64_t>(elem);
   const bool unaligned = (s.rows * e) % 16 || (s.cols * e) % 16;
-  if (p == Placement::in_place) return !s.square() ? "rect" : unaligned ? "unaligned" : "square";
+  const bool off_lines = (s.rows * e) % 128 || (s.cols * e) % 128;
+  if (p == Placement::in_place) return !s.square() ? "rect" : unaligned ? "unaligned" : off_lines ? "odd" : "square";
   if (s.elements() < (std::int64_t{1} << 20)) return "small";
   if (unaligned) return "unaligned";
-  if ((s.rows * e) % 128 || (s.cols * e) % 128) return "odd";
+  if (off_lines) return "odd";
   if (s.elements() < (std::int64_t{1} << 24)) return "medium";
   if (s.rows >= 4 * s.cols) return "tall";
   if (s.cols >= 4 * s.rows) return "wide";

@@ -17,7 +17,7 @@ namespace tlab::tuning {
 // the rows are whole words but not whole 128-byte lines (8200 x 8200 doubles: tiles then
 // start off a sector); "medium" (< 2^24 elements: the matrix is within a few L2 sizes); else
 // "tall" (rows >= 4 cols), "wide" (cols >= 4 rows) or "square". In place: "rect" for m != n,
-// else "unaligned" or "square".
+// else "unaligned", "odd" or "square", as above.
 std::string shape_class(Shape s, Placement p, std::size_t elem);
 
 struct Row {
