@@ -60,7 +60,7 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
 // the shifted stores of the out-of-place kernels measured no faster in place. They are read
 // the same way, or with `shifted_loads` as aligned words shifted into place (fewer L2
 // requests, more instructions; which wins depends on the element size and GPU, performance
-// notes, section 9, "Contiguous elements at odd sides").
+// notes, section 9, "Contiguous elements at odd sides" and "Shifted words for the loads only").
 template <int S, int W>
 void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream,
                   bool shifted_loads = false) {

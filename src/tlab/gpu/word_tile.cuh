@@ -242,8 +242,10 @@ __device__ __forceinline__ void store_shifted(unsigned char* at, const Word<W>& 
 }
 
 // Fills the shared tile with the side x side block of `src` (rows x cols elements, row major,
-// `ld` elements from one row to the next where not 0) whose top-left element is (r0, c0), in whole words (shifted ones for kShiftedRows); the
-// edge tiles of a matrix whose rows are not all on words go element by element. A tile
+// `ld` elements from one row to the next where not 0) whose top-left element is (r0, c0):
+// in whole words where rows are on words, aligned words shifted into place for kShiftedRows,
+// and runs of 32 consecutive elements for kByElement; the edge tiles of a matrix whose rows are
+// not all on words go element by element, one word's elements at a time. A tile
 // wholly inside the matrix (all but the edges) takes a path with no bounds checks and one
 // address computed per thread, the rest by constant offsets: per-access 64-bit index
 // arithmetic costs more issue slots than the loads themselves for 1-byte elements.
@@ -276,10 +278,11 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
     } else if constexpr (LAYOUT == kShiftedRows && E > 1) {
       // C rows at a time, every aligned word of them loaded before any is shifted: a shift
       // waits on the neighbour lane's load, and one row at a time left a single load in
-      // flight per thread (performance notes, section 9, "Contiguous elements at odd sides").
+      // flight per thread (performance notes, section 9, "Shifted words for the loads only").
       const unsigned char* p = src + ((r0 + r_first) * pitch + c0) * S;
       const unsigned char* end = src + ((rows - 1) * pitch + cols) * S;  // past the last row's last element
       constexpr int R = G::side / kRowsPerPass, C = R < 64 / W ? R : 64 / W;
+      static_assert(R % C == 0, "whole chunks of rows");
 #pragma unroll 1
       for (int k0 = 0; k0 < R; k0 += C) {
         Word<W> lo[C], hi[C];

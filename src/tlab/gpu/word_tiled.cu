@@ -1,7 +1,8 @@
 // Word-wide out-of-place transposes (word_tile.cuh): every thread moves whole 4-, 8- or
 // 16-byte words whatever the element size, so that 1- and 2-byte elements cost a warp as
 // many memory instructions per byte as 16-byte ones do. A matrix whose rows do not start on
-// a word boundary still runs, through the element-by-element load and store of the same tile.
+// a word boundary still runs: rows off a word through aligned words shifted into place, and
+// a base pointer off a word through runs of whole elements, in the same tile.
 // They take input and output pitches, so that a block of one matrix can be transposed into a
 // block of another (the distributed transpose packs its exchange blocks so).
 #include "tlab/gpu/word_tile.cuh"
