@@ -340,6 +340,17 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
   }
 }
 
+// The E x E block of tile rows vE.. at word column w, transposed: out[j] is its column j, a
+// word of output row wE + j (the swizzle of load_tile undone).
+template <int S, int W>
+__device__ __forceinline__ void read_transposed(const Word<W>* sm, int v, int w, Word<W> (&out)[W / S]) {
+  constexpr int E = W / S;
+  Word<W> in[E];
+#pragma unroll
+  for (int k = 0; k < E; ++k) in[k] = sm[(v * E + k) * kWords + (w ^ v)];
+  transpose_block<S, W>(in, out);
+}
+
 // Stores the transpose of the shared tile (the block at (r0, c0) of a rows x cols matrix)
 // into `dst`, the cols x rows output (`ld` elements from one output row to the next where
 // not 0), at (c0, r0). Thread (v, w) takes the E x E block of
@@ -364,10 +375,8 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
 #pragma unroll 2
       for (int it = 0; it < kWords / kRowsPerPass; ++it) {
         const int w = w_first + it * kRowsPerPass;
-        Word<W> in[E], out[E];
-#pragma unroll
-        for (int k = 0; k < E; ++k) in[k] = sm[(v * E + k) * kWords + (w ^ v)];
-        transpose_block<S, W>(in, out);
+        Word<W> out[E];
+        read_transposed<S, W>(sm, v, w, out);
 #pragma unroll
         for (int j = 0; j < E; ++j) {
           unsigned char* row = q + (static_cast<std::int64_t>(it) * kRowsPerPass * E + j) * row_bytes;
@@ -383,10 +392,8 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
 #pragma unroll 2
       for (int it = 0; it < kWords / kRowsPerPass; ++it) {
         const int w = w_first + it * kRowsPerPass;
-        Word<W> in[E], out[E];
-#pragma unroll
-        for (int k = 0; k < E; ++k) in[k] = sm[(v * E + k) * kWords + (w ^ v)];
-        transpose_block<S, W>(in, out);
+        Word<W> out[E];
+        read_transposed<S, W>(sm, v, w, out);
 #pragma unroll
         for (int j = 0; j < E; ++j)
           store_shifted<S, W>(q + (static_cast<std::int64_t>(it) * kRowsPerPass * E + j) * row_bytes, out[j], v);
@@ -397,10 +404,8 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
 #pragma unroll
     for (int it = 0; it < kWords / kRowsPerPass; ++it) {
       const int w = w_first + it * kRowsPerPass;
-      Word<W> in[E], out[E];
-#pragma unroll
-      for (int k = 0; k < E; ++k) in[k] = sm[(v * E + k) * kWords + (w ^ v)];
-      transpose_block<S, W>(in, out);
+      Word<W> out[E];
+      read_transposed<S, W>(sm, v, w, out);
 #pragma unroll
       for (int j = 0; j < E; ++j)
         *reinterpret_cast<Word<W>*>(q + (static_cast<std::int64_t>(it) * kRowsPerPass * E + j) * row_bytes) = out[j];
@@ -409,10 +414,8 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
   }
 #pragma unroll 4
   for (int w = w_first; w < kWords; w += kRowsPerPass) {
-    Word<W> in[E], out[E];
-#pragma unroll
-    for (int k = 0; k < E; ++k) in[k] = sm[(v * E + k) * kWords + (w ^ v)];
-    transpose_block<S, W>(in, out);
+    Word<W> out[E];
+    read_transposed<S, W>(sm, v, w, out);
 #pragma unroll
     for (int j = 0; j < E; ++j) {
       const std::int64_t orow = c0 + static_cast<std::int64_t>(w) * E + j;
