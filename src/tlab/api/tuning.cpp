@@ -128,9 +128,10 @@ std::vector<std::string> default_variants(std::size_t elem, Placement p, Shape s
     return {s.square() ? "cpu/simd-inplace/auto@all" : "cpu/inplace-rect/c2r"};
   }
   // Rectangular in place: two passes where one side divides the other, else the three of c2r,
-  // with the larger scratch (faster at every shape measured: performance notes, section 9).
+  // with the larger scratch and, on coprime shapes, the column pass across the grid (faster at
+  // every shape measured, and the same code as c2r-r256 elsewhere: performance notes, section 9).
   if (in_place && !s.square())
-    return m == Memory::device ? std::vector<std::string>{"gpu/inplace-rect/blocks", "gpu/inplace-rect/c2r-r256"}
+    return m == Memory::device ? std::vector<std::string>{"gpu/inplace-rect/blocks", "gpu/inplace-rect/c2r-grid"}
                                : std::vector<std::string>{"cpu/inplace-rect/c2r"};
   if (m == Memory::pinned_host && !in_place && (elem == 4 || elem == 8)) return {"gpu/rect/r256c32x8"};
   const char* by_size[] = {"w4", "w4", "w8", "w16", "w16"};  // 1, 2, 4, 8, 16 bytes

@@ -43,33 +43,57 @@ __global__ void gather_rows(const word::Word<S>* __restrict__ a, word::Word<S>* 
   }
 }
 
-// Pass 2 in place, a row at a time in shared memory: one read and one write of each row
-// instead of a gather, a write to scratch and a copy back. On coprime shapes the source
-// column is ((q - r) mod n) a^-1 mod n, which steps by a constant from one q to the next
-// and from one row to the next, so the loop carries it instead of recomputing it
-// (`step_q` for q + blockDim.x, `step_r` for r + gridDim.x, both mod n).
+// Pass 2 in place, R consecutive rows at a time in shared memory: one read and one write of
+// each row instead of a gather, a write to scratch and a copy back. The R rows are one
+// contiguous run of memory, read with eight loads in flight per thread: one short row per
+// block and step left the DRAM at under half its peak (performance notes, section 9, "c2r's
+// column pass across the grid"). On coprime shapes the source column is
+// ((q - r) mod n) a^-1 mod n, which steps by a constant from one q to the next and from one
+// row to the next, so the loop carries it instead of recomputing it (`step_q` for
+// q + blockDim.x, a^-1 for r + 1, `step_group` for r + gridDim.x R, all mod n).
 template <int S, bool Coprime>
-__global__ void shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params p, std::int64_t step_q,
-                                     std::int64_t step_r) {
+__global__ void __launch_bounds__(1024) shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params p, int R,
+                                                             std::int64_t step_q, std::int64_t step_group) {
+  constexpr int kLoads = 8;
   extern __shared__ __align__(16) unsigned char row_raw[];
   auto* row = reinterpret_cast<word::Word<S>*>(row_raw);
-  std::int64_t v_row = 0;  // the source column of (r, threadIdx.x)
-  if (Coprime) v_row = c2r::mod(static_cast<std::int64_t>(threadIdx.x) - blockIdx.x, p.dn) * p.a_inv % p.n;
-  for (std::int64_t r = blockIdx.x; r < p.m; r += gridDim.x) {
-    word::Word<S>* at = a + r * p.n;
-    for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) row[q] = at[q];
+  std::int64_t v_first = 0;  // the source column of (the block's first row, threadIdx.x)
+  if (Coprime)
+    v_first = c2r::mod(static_cast<std::int64_t>(threadIdx.x) - static_cast<std::int64_t>(blockIdx.x) * R, p.dn) *
+              p.a_inv % p.n;
+  for (std::int64_t r0 = static_cast<std::int64_t>(blockIdx.x) * R; r0 < p.m;
+       r0 += static_cast<std::int64_t>(gridDim.x) * R) {
+    const std::int64_t rows = std::min<std::int64_t>(R, p.m - r0), count = rows * p.n;
+    word::Word<S>* at = a + r0 * p.n;
+    for (std::int64_t e0 = threadIdx.x; e0 < count; e0 += kLoads * blockDim.x) {
+      word::Word<S> x[kLoads] = {};
+#pragma unroll
+      for (int i = 0; i < kLoads; ++i)
+        if (e0 + i * blockDim.x < count) x[i] = at[e0 + i * blockDim.x];
+#pragma unroll
+      for (int i = 0; i < kLoads; ++i)
+        if (e0 + i * blockDim.x < count) row[e0 + i * blockDim.x] = x[i];
+    }
     __syncthreads();
-    if (Coprime) {
-      std::int64_t v = v_row;
-      for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) {
-        at[q] = row[v];
-        v += step_q;
-        if (v >= p.n) v -= p.n;
+    for (std::int64_t i = 0; i < rows; ++i) {
+      word::Word<S>* out = at + i * p.n;
+      const word::Word<S>* in = row + i * p.n;
+      if (Coprime) {
+        std::int64_t v = v_first;
+        for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) {
+          out[q] = in[v];
+          v += step_q;
+          if (v >= p.n) v -= p.n;
+        }
+        v_first -= p.a_inv;  // the next row
+        if (v_first < 0) v_first += p.n;
+      } else {
+        for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) out[q] = in[c2r::row_shuffle_source(p, r0 + i, q)];
       }
-      v_row -= step_r;
-      if (v_row < 0) v_row += p.n;
-    } else {
-      for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) at[q] = row[c2r::row_shuffle_source(p, r, q)];
+    }
+    if (Coprime) {  // from the row after this block's last to its next first row
+      v_first -= step_group;
+      if (v_first < 0) v_first += p.n;
     }
     __syncthreads();
   }
@@ -140,7 +164,8 @@ unsigned blocks_for(std::int64_t work) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(work, kBlock), 1, 65535));
 }
 
-template <int S> void run(void* matrix, Shape s, void* scratch, int scratch_rows, cudaStream_t stream) {
+template <int S>
+void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on_grid, cudaStream_t stream) {
   using Wd = word::Word<S>;
   const c2r::Params p = c2r::make_params(s.rows, s.cols);
   auto* a = static_cast<Wd*>(matrix);
@@ -165,11 +190,18 @@ template <int S> void run(void* matrix, Shape s, void* scratch, int scratch_rows
   if (p.c > 1) column_pass(gather_general(gather_columns<S, Pass::rotate>));
   const std::int64_t row_bytes = p.n * S;
   if (row_bytes <= on_chip_row_bytes()) {
-    const unsigned blocks = blocks_for(p.m * kBlock);
+    // About 16 KiB of rows a block where rows are short; long rows take bigger blocks, so
+    // that as many loads are in flight with the two or three blocks an SM then holds.
+    const int R = static_cast<int>(std::clamp<std::int64_t>(16 * 1024 / row_bytes, 1, p.m));
+    const int threads = row_bytes > 16 * 1024 ? 1024 : kBlock;
+    const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(ceil_div(p.m, R), 65535));
+    const std::int64_t smem = R * row_bytes;
     auto launch = [&](auto kernel) {
-      if (row_bytes > 48 * 1024)
-        TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(row_bytes)));
-      kernel<<<blocks, kBlock, row_bytes, stream>>>(a, p, kBlock * p.a_inv % p.n, blocks * p.a_inv % p.n);
+      if (smem > 48 * 1024)
+        TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
+      // From the row after a block's R rows to its next first row: (gridDim.x - 1) R rows.
+      const std::int64_t group_rows = static_cast<std::int64_t>(blocks - 1) * R;
+      kernel<<<blocks, threads, smem, stream>>>(a, p, R, threads * p.a_inv % p.n, group_rows % p.n * p.a_inv % p.n);
       TLAB_CUDA_LAUNCHED();
     };
     if (p.c == 1)
@@ -186,6 +218,7 @@ template <int S> void run(void* matrix, Shape s, void* scratch, int scratch_rows
     }
   }
   if (p.c > 1) return column_pass(gather_general(gather_columns<S, Pass::column_shuffle>));
+  if (columns_on_grid && shuffle_columns_coprime_on_grid(matrix, p, S, stream)) return;
   column_pass([&](std::int64_t j0, std::int64_t w) {
     const dim3 grid(blocks_for(ceil_div(p.m, kBases<S>) * kBlock),
                     static_cast<unsigned>(std::min<std::int64_t>(ceil_div(w, 32), 65535)));
@@ -210,13 +243,14 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows) {
   return std::min(s.elements(), scratch_rows * std::max(s.rows, s.cols)) * elem;
 }
 
-void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream) {
+void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
+                             bool columns_on_grid) {
   switch (elem) {
-    case 1: return run<1>(m, s, scratch, scratch_rows, stream);
-    case 2: return run<2>(m, s, scratch, scratch_rows, stream);
-    case 4: return run<4>(m, s, scratch, scratch_rows, stream);
-    case 8: return run<8>(m, s, scratch, scratch_rows, stream);
-    case 16: return run<16>(m, s, scratch, scratch_rows, stream);
+    case 1: return run<1>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 2: return run<2>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 4: return run<4>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 8: return run<8>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 16: return run<16>(m, s, scratch, scratch_rows, columns_on_grid, stream);
   }
   throw std::invalid_argument("in-place rectangular transpose: element size " + std::to_string(elem) +
                               " is not 1, 2, 4, 8 or 16 bytes");
@@ -224,20 +258,30 @@ void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scra
 
 void register_gpu_inplace_rect(Registry& r) {
   // Scratch of 64 rows of the longer side, and of 256: four times fewer column batches, each a
-  // launch and a strided copy back (performance notes, section 9, "c2r on chip").
-  for (int rows : {64, 256}) {
-    Variant v = gpu_variant(rows == 64 ? "gpu/inplace-rect/c2r" : "gpu/inplace-rect/c2r-r256", "gpu-inplace-rect",
-                            Placement::in_place, {{"scratch_rows", std::to_string(rows)}},
+  // launch and a strided copy back (performance notes, section 9, "c2r on chip"). `c2r-grid`
+  // puts a coprime shape's columns in place through the grid's shared memory, where a strip of
+  // them fits ("c2r's column pass across the grid"), and is `c2r-r256` elsewhere.
+  struct Form {
+    const char* name;
+    int rows;
+    bool grid;
+  };
+  for (Form f : {Form{"gpu/inplace-rect/c2r", 64, false}, Form{"gpu/inplace-rect/c2r-r256", 256, false},
+                 Form{"gpu/inplace-rect/c2r-grid", 256, true}}) {
+    std::vector<Param> params{{"scratch_rows", std::to_string(f.rows)}};
+    if (f.grid) params.push_back({"columns", "grid"});
+    Variant v = gpu_variant(f.name, "gpu-inplace-rect", Placement::in_place, std::move(params),
                             "any m x n in place: column rotate, row shuffle, column shuffle (Catanzaro et al. 2014)");
     v.any_shape = true;
+    const int rows = f.rows;
     v.scratch_bytes = [rows](DType t, Shape s) {
       return in_place_rect_scratch_bytes(s, static_cast<int>(dtype_size(t)), rows);
     };
-    v.kernels = instantiate_all([rows](auto tag, const Operands& op) {
+    v.kernels = instantiate_all([rows, grid = f.grid](auto tag, const Operands& op) {
       constexpr int S = sizeof(decltype(tag));
       c2r::make_params(op.shape.rows, op.shape.cols);  // refuses before any allocation
       void* scratch = op.scratch ? op.scratch : cached_scratch(in_place_rect_scratch_bytes(op.shape, S, rows));
-      transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op));
+      transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op), grid);
     });
     r.add(std::move(v));
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "tlab/inplace_rect_index.hpp"
 #include "tlab/matrix.hpp"
 
 namespace tlab::gpu {
@@ -16,7 +17,13 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows);
 
 // Transposes the m x n matrix at `m` (device memory) into its n x m transpose, in place, on
 // `stream`. `scratch` holds in_place_rect_scratch_bytes(s, elem, scratch_rows) bytes of
-// device memory.
-void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream);
+// device memory. `columns_on_grid`: on coprime shapes, the last pass through the shared
+// memory of a cooperative grid where a strip of columns fits (inplace_rect_grid.cu).
+void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
+                             bool columns_on_grid = false);
+
+// c2r's column pass on a coprime shape in place across the grid; false (nothing launched)
+// where the shape or the device does not allow it.
+bool shuffle_columns_coprime_on_grid(void* matrix, const c2r::Params& p, int elem, cudaStream_t stream);
 
 }  // namespace tlab::gpu

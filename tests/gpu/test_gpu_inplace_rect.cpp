@@ -1,0 +1,88 @@
+// c2r's last pass on a coprime shape, run alone across the grid's shared memory, against the
+// CPU's gather of the same pass (tlab/inplace_rect_index.hpp): every element, every element
+// size, on shapes of one block per strip, of several, of more strips than a round takes, and
+// with a last strip cut by the matrix's edge. The registered `c2r-grid` is checked as a whole
+// transpose by the sweep in test_gpu_variants.cpp; this test makes sure that the grid path is
+// the one that ran, and that it stands aside where it should.
+#include <doctest/doctest.h>
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <tuple>
+#include <vector>
+
+#include "tlab/gpu/inplace_rect.cuh"
+#include "tlab/inplace_rect_index.hpp"
+
+namespace {
+
+// The pass applied on the device, or false where the grid path declined the shape.
+bool on_grid(std::vector<unsigned char>& host, const tlab::c2r::Params& p, int elem) {
+  unsigned char* d = nullptr;
+  REQUIRE(cudaMalloc(&d, host.size()) == cudaSuccess);
+  REQUIRE(cudaMemcpy(d, host.data(), host.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+  const bool ran = tlab::gpu::shuffle_columns_coprime_on_grid(d, p, elem, nullptr);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  REQUIRE(cudaMemcpy(host.data(), d, host.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+  REQUIRE(cudaFree(d) == cudaSuccess);
+  return ran;
+}
+
+}  // namespace
+
+TEST_CASE("c2r's column pass across the grid equals the CPU's gather on coprime shapes, in place") {
+  const bool small = std::getenv("TLAB_GPU_TEST_SMALL") != nullptr;
+  // 16381 x 1021: several blocks per strip for every size; 1021 x 16381: one block per strip,
+  // more strips than a round; 2049 x 2051: the last strip cut by the edge; 64 x 65 and
+  // 128 x 129: the smallest m it takes for 1-8 bytes and for 16 bytes, the whole strip in one
+  // tile wrapping mod m.
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{64, 65}, {128, 129}, {515, 513}, {2049, 2051}};
+  if (!small)
+    for (auto x : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {1021, 16381}, {100003, 7}}) shapes.push_back(x);
+  std::mt19937_64 rng(20261125);
+  int ran = 0;
+  for (auto [m, n] : shapes)
+    for (int elem : {1, 2, 4, 8, 16}) {
+      CAPTURE(m);
+      CAPTURE(n);
+      CAPTURE(elem);
+      const tlab::c2r::Params p = tlab::c2r::make_params(m, n);
+      REQUIRE(p.c == 1);
+      const auto bytes = static_cast<std::size_t>(m * n * elem);
+      std::vector<unsigned char> a(bytes);
+      for (auto& x : a) x = static_cast<unsigned char>(rng());
+      std::vector<unsigned char> got = a;
+      if (!on_grid(got, p, elem)) {
+        CHECK(got == a);  // declined: nothing touched
+        CHECK(m < 128);   // only the shortest columns go back to the scratch path
+        continue;
+      }
+      ++ran;
+      std::int64_t wrong = 0;
+      for (std::int64_t r = 0; r < m; ++r)
+        for (std::int64_t q = 0; q < n; ++q) {
+          const std::int64_t src = tlab::c2r::column_shuffle_source(p, r, q);
+          for (int b = 0; b < elem; ++b)
+            wrong += got[static_cast<std::size_t>((r * n + q) * elem + b)] != a[static_cast<std::size_t>((src * n + q) * elem + b)];
+        }
+      CHECK(wrong == 0);
+    }
+  CHECK(ran >= (small ? 8 : 20));
+}
+
+TEST_CASE("c2r's column pass across the grid stands aside on shapes with a common factor and on very short columns") {
+  // gcd 32 (the rotation pass's shapes), m = 5 (the scratch path), and the longest columns
+  // still too short for 16-byte and 1-byte elements.
+  for (auto [m, n, elem] : {std::tuple<std::int64_t, std::int64_t, int>{1024, 96, 4}, {5, 70001, 4}, {127, 129, 16},
+                            {63, 65, 1}}) {
+    CAPTURE(m);
+    CAPTURE(n);
+    std::vector<unsigned char> a(static_cast<std::size_t>(m * n * elem), 7);
+    const std::vector<unsigned char> before = a;
+    CHECK_FALSE(on_grid(a, tlab::c2r::make_params(m, n), elem));
+    CHECK(a == before);
+  }
+}
