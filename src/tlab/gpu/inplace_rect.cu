@@ -51,49 +51,54 @@ __global__ void gather_rows(const word::Word<S>* __restrict__ a, word::Word<S>* 
 // ((q - r) mod n) a^-1 mod n, which steps by a constant from one q to the next and from one
 // row to the next, so the loop carries it instead of recomputing it (`step_q` for
 // q + blockDim.x, a^-1 for r + 1, `step_group` for r + gridDim.x R, all mod n).
+//
+// Indices within the rows are 32-bit: the rows on chip hold at most the shared memory's
+// elements, and 32-bit arithmetic takes fewer issue slots per element (inplace_rect_grid.cu).
 template <int S, bool Coprime>
 __global__ void __launch_bounds__(1024) shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params p, int R,
-                                                             std::int64_t step_q, std::int64_t step_group) {
+                                                             int step_q, int step_group) {
   constexpr int kLoads = 8;
   extern __shared__ __align__(16) unsigned char row_raw[];
   auto* row = reinterpret_cast<word::Word<S>*>(row_raw);
-  std::int64_t v_first = 0;  // the source column of (the block's first row, threadIdx.x)
+  const int n = static_cast<int>(p.n), a_inv = static_cast<int>(p.a_inv), threads = static_cast<int>(blockDim.x);
+  int v_first = 0;  // the source column of (the block's first row, threadIdx.x)
   if (Coprime)
-    v_first = c2r::mod(static_cast<std::int64_t>(threadIdx.x) - static_cast<std::int64_t>(blockIdx.x) * R, p.dn) *
-              p.a_inv % p.n;
+    v_first = static_cast<int>(
+        c2r::mod(static_cast<std::int64_t>(threadIdx.x) - static_cast<std::int64_t>(blockIdx.x) * R, p.dn) * p.a_inv %
+        p.n);
   for (std::int64_t r0 = static_cast<std::int64_t>(blockIdx.x) * R; r0 < p.m;
        r0 += static_cast<std::int64_t>(gridDim.x) * R) {
-    const std::int64_t rows = std::min<std::int64_t>(R, p.m - r0), count = rows * p.n;
+    const int rows = static_cast<int>(std::min<std::int64_t>(R, p.m - r0)), count = rows * n;
     word::Word<S>* at = a + r0 * p.n;
-    for (std::int64_t e0 = threadIdx.x; e0 < count; e0 += kLoads * blockDim.x) {
+    for (int e0 = threadIdx.x; e0 < count; e0 += kLoads * threads) {
       word::Word<S> x[kLoads] = {};
 #pragma unroll
       for (int i = 0; i < kLoads; ++i)
-        if (e0 + i * blockDim.x < count) x[i] = at[e0 + i * blockDim.x];
+        if (e0 + i * threads < count) x[i] = at[e0 + i * threads];
 #pragma unroll
       for (int i = 0; i < kLoads; ++i)
-        if (e0 + i * blockDim.x < count) row[e0 + i * blockDim.x] = x[i];
+        if (e0 + i * threads < count) row[e0 + i * threads] = x[i];
     }
     __syncthreads();
-    for (std::int64_t i = 0; i < rows; ++i) {
-      word::Word<S>* out = at + i * p.n;
-      const word::Word<S>* in = row + i * p.n;
+    for (int i = 0; i < rows; ++i) {
+      word::Word<S>* out = at + static_cast<std::int64_t>(i) * n;
+      const word::Word<S>* in = row + i * n;
       if (Coprime) {
-        std::int64_t v = v_first;
-        for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) {
+        int v = v_first;
+        for (int q = threadIdx.x; q < n; q += threads) {
           out[q] = in[v];
           v += step_q;
-          if (v >= p.n) v -= p.n;
+          if (v >= n) v -= n;
         }
-        v_first -= p.a_inv;  // the next row
-        if (v_first < 0) v_first += p.n;
+        v_first -= a_inv;  // the next row
+        if (v_first < 0) v_first += n;
       } else {
-        for (std::int64_t q = threadIdx.x; q < p.n; q += blockDim.x) out[q] = in[c2r::row_shuffle_source(p, r0 + i, q)];
+        for (int q = threadIdx.x; q < n; q += threads) out[q] = in[c2r::row_shuffle_source(p, r0 + i, q)];
       }
     }
     if (Coprime) {  // from the row after this block's last to its next first row
       v_first -= step_group;
-      if (v_first < 0) v_first += p.n;
+      if (v_first < 0) v_first += n;
     }
     __syncthreads();
   }
@@ -201,7 +206,8 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
         TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
       // From the row after a block's R rows to its next first row: (gridDim.x - 1) R rows.
       const std::int64_t group_rows = static_cast<std::int64_t>(blocks - 1) * R;
-      kernel<<<blocks, threads, smem, stream>>>(a, p, R, threads * p.a_inv % p.n, group_rows % p.n * p.a_inv % p.n);
+      kernel<<<blocks, threads, smem, stream>>>(a, p, R, static_cast<int>(threads * p.a_inv % p.n),
+                                                static_cast<int>(group_rows % p.n * p.a_inv % p.n));
       TLAB_CUDA_LAUNCHED();
     };
     if (p.c == 1)

@@ -42,32 +42,38 @@ struct Rounds {
   int rounds = 0;
 };
 
+// Row, tile and source indices are 32-bit (both sides are under 2^31, c2r::make_params): each
+// address is one wide multiply from a column pointer fixed per round, and each wrap mod m a
+// compare and subtract; 64-bit arithmetic per element made the float pass issue-bound
+// (performance notes, section 9).
 template <int S>
 __global__ void __launch_bounds__(kThreads, 1)
     shuffle_columns_grid(word::Word<S>* __restrict__ a, c2r::Params p, Rounds g) {
   constexpr int P = kPiece<S>, rows_per_pass = kThreads / P;
   extern __shared__ __align__(16) unsigned char tile_raw[];
   auto* tile = reinterpret_cast<word::Word<S>*>(tile_raw);
+  const int m = static_cast<int>(p.m), n = static_cast<int>(p.n);
   const int c = threadIdx.x % P, sub = threadIdx.x / P;
   const int strip_of_block = blockIdx.x / g.groups, group = blockIdx.x % g.groups;
-  const std::int64_t t0 = group * g.T, T = std::min(g.T, p.m - t0);
-  const std::int64_t K = std::min(T + P - 1, p.m);  // tile rows: source rows t0 + jb + k, mod m
-  const std::int64_t r_step = rows_per_pass * p.n_inv % p.m;
+  const int t0 = static_cast<int>(group * g.T), T = static_cast<int>(std::min<std::int64_t>(g.T, m - t0));
+  const int K = std::min(T + P - 1, m);  // tile rows: source rows t0 + jb + k, mod m
+  const unsigned r_step = static_cast<unsigned>(rows_per_pass * p.n_inv % p.m);  // r + r_step < 2^32
   cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   for (int round = 0; round < g.rounds; ++round) {
     const std::int64_t strip = static_cast<std::int64_t>(round) * g.per_round + strip_of_block;
     const bool active = strip_of_block < g.per_round && strip < g.strips && T > 0;
-    const std::int64_t jb = strip * P;
-    const bool inside = jb + c < p.n;
+    const int jb = static_cast<int>(strip * P);
+    const bool inside = jb + c < n;
+    word::Word<S>* column = a + jb + c;  // element (row, jb + c) is column[row * n]
     if (active) {
-      std::int64_t src = c2r::mod(t0 + jb + sub, p.dm);
-      for (std::int64_t k0 = sub; k0 < K; k0 += kInFlight<S> * rows_per_pass) {
+      int src = static_cast<int>(c2r::mod(static_cast<std::int64_t>(t0) + jb + sub, p.dm));
+      for (int k0 = sub; k0 < K; k0 += kInFlight<S> * rows_per_pass) {
         word::Word<S> x[kInFlight<S>] = {};
 #pragma unroll
         for (int i = 0; i < kInFlight<S>; ++i) {
-          if (k0 + i * rows_per_pass < K && inside) x[i] = a[src * p.n + jb + c];
+          if (k0 + i * rows_per_pass < K && inside) x[i] = column[static_cast<std::int64_t>(src) * n];
           src += rows_per_pass;
-          while (src >= p.m) src -= p.m;  // more than once only where m < rows_per_pass
+          if (src >= m) src -= m;  // once at most: m >= 2 rows_per_pass (plan_rounds)
         }
 #pragma unroll
         for (int i = 0; i < kInFlight<S>; ++i)
@@ -77,13 +83,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     __syncthreads();
     grid.sync();  // every block has read its part of this round's strips
     if (active && inside) {
-      std::int64_t r = c2r::coprime_row(p, t0 + sub);
-      std::int64_t at = sub + c;  // tile row of (base t0 + dt, column jb + c): dt + c, mod m
-      if (at >= K) at -= K;       // K == m here (one block holds the strip)
-      for (std::int64_t dt = sub; dt < T; dt += rows_per_pass) {
-        a[r * p.n + jb + c] = tile[at * P + c];
+      unsigned r = static_cast<unsigned>(c2r::coprime_row(p, t0 + sub));
+      int at = sub + c;  // tile row of (base t0 + dt, column jb + c): dt + c, mod m
+      if (at >= K) at -= K;  // K == m here (one block holds the strip)
+      for (int dt = sub; dt < T; dt += rows_per_pass) {
+        column[static_cast<std::int64_t>(r) * n] = tile[at * P + c];
         r += r_step;
-        if (r >= p.m) r -= p.m;
+        if (r >= static_cast<unsigned>(m)) r -= m;
         at += rows_per_pass;
         if (at >= K) at -= K;
       }
