@@ -16,6 +16,7 @@
 
 #include "tlab/gpu/inplace_rect.cuh"
 #include "tlab/inplace_rect_index.hpp"
+#include "tlab/transpose.hpp"
 
 namespace {
 
@@ -35,13 +36,15 @@ bool on_grid(std::vector<unsigned char>& host, const tlab::c2r::Params& p, int e
 
 TEST_CASE("c2r's column pass across the grid equals the CPU's gather on coprime shapes, in place") {
   const bool small = std::getenv("TLAB_GPU_TEST_SMALL") != nullptr;
-  // 16381 x 1021: several blocks per strip for every size; 1021 x 16381: one block per strip,
-  // more strips than a round; 2049 x 2051: the last strip cut by the edge; 64 x 65 and
-  // 128 x 129: the smallest m it takes for 1-8 bytes and for 16 bytes, the whole strip in one
-  // tile wrapping mod m.
+  // 16381 x 1021: several blocks per strip for every size; 1021 x 16381: one block per strip
+  // for 1-4 bytes, more strips than a round; 2049 x 2051: the last strip cut by the edge;
+  // 30011 x 7: one strip, cut, in many groups; 64 x 65 and 128 x 129: the smallest m it takes
+  // for 1-8 bytes and for 16 bytes (plan_rounds: two passes of a block's rows), the whole strip
+  // in one tile wrapping mod m. Every shape's strip fits the shared memory of any GPU of 30 SMs
+  // and 160 KiB or more, so the grid path must run wherever m is long enough.
   std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{64, 65}, {128, 129}, {515, 513}, {2049, 2051}};
   if (!small)
-    for (auto x : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {1021, 16381}, {100003, 7}}) shapes.push_back(x);
+    for (auto x : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {1021, 16381}, {30011, 7}}) shapes.push_back(x);
   std::mt19937_64 rng(20261125);
   int ran = 0;
   for (auto [m, n] : shapes)
@@ -55,9 +58,10 @@ TEST_CASE("c2r's column pass across the grid equals the CPU's gather on coprime 
       std::vector<unsigned char> a(bytes);
       for (auto& x : a) x = static_cast<unsigned char>(rng());
       std::vector<unsigned char> got = a;
-      if (!on_grid(got, p, elem)) {
+      const bool ran_here = on_grid(got, p, elem);
+      CHECK(ran_here == (m >= (elem == 16 ? 128 : 64)));
+      if (!ran_here) {
         CHECK(got == a);  // declined: nothing touched
-        CHECK(m < 128);   // only the shortest columns go back to the scratch path
         continue;
       }
       ++ran;
@@ -70,7 +74,7 @@ TEST_CASE("c2r's column pass across the grid equals the CPU's gather on coprime 
         }
       CHECK(wrong == 0);
     }
-  CHECK(ran >= (small ? 8 : 20));
+  CHECK(ran == (small ? 19 : 34));
 }
 
 TEST_CASE("c2r's column pass across the grid stands aside on shapes with a common factor and on very short columns") {
@@ -84,5 +88,14 @@ TEST_CASE("c2r's column pass across the grid stands aside on shapes with a commo
     const std::vector<unsigned char> before = a;
     CHECK_FALSE(on_grid(a, tlab::c2r::make_params(m, n), elem));
     CHECK(a == before);
+  }
+}
+
+TEST_CASE("the library's in-place plan takes c2r-grid where the sides share no factor, the blocks where they share one") {
+  for (tlab::DType t : tlab::all_dtypes()) {
+    CAPTURE(tlab::dtype_name(t));
+    CHECK(tlab::Plan(t, 16381, 1021, tlab::Placement::in_place).kernel() == "gpu/inplace-rect/c2r-grid");
+    CHECK(tlab::Plan(t, 1000, 257, tlab::Placement::in_place).kernel() == "gpu/inplace-rect/c2r-grid");
+    CHECK(tlab::Plan(t, 16384, 1024, tlab::Placement::in_place).kernel() == "gpu/inplace-rect/blocks");
   }
 }

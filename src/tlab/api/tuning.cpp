@@ -129,7 +129,8 @@ std::vector<std::string> default_variants(std::size_t elem, Placement p, Shape s
   }
   // Rectangular in place: two passes where one side divides the other, else the three of c2r,
   // with the larger scratch and, on coprime shapes, the column pass across the grid (faster at
-  // every shape measured, and the same code as c2r-r256 elsewhere: performance notes, section 9).
+  // the coprime shapes measured, and the same code as c2r-r256 elsewhere; at 65536 x 256,
+  // which the blocks take, the smaller scratch of c2r is ahead: performance notes, section 9).
   if (in_place && !s.square())
     return m == Memory::device ? std::vector<std::string>{"gpu/inplace-rect/blocks", "gpu/inplace-rect/c2r-grid"}
                                : std::vector<std::string>{"cpu/inplace-rect/c2r"};

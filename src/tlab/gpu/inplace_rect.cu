@@ -1,9 +1,10 @@
 // GPU passes of the in-place rectangular transpose: each gathers a batch of columns or rows
 // into scratch memory (the index arithmetic is shared with the CPU code) and puts the batch
-// back. Two faster forms where the shape allows (performance notes, section 9,
-// "c2r on chip"): rows short enough for shared memory are shuffled there, in place, and on
-// coprime shapes the column pass reads whole row pieces through a shared-memory tile instead
-// of one element per sector.
+// back. Faster forms where the shape allows (performance notes, section 9, "c2r on chip" and
+// "c2r's column pass across the grid"): rows short enough for shared memory are shuffled
+// there, in place; on coprime shapes the column pass reads whole row pieces through a
+// shared-memory tile instead of one element per sector, and `c2r-grid` runs that pass in
+// place across the whole GPU's shared memory (inplace_rect_grid.cu).
 #include <algorithm>
 #include <map>
 
@@ -196,7 +197,8 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
   const std::int64_t row_bytes = p.n * S;
   if (row_bytes <= on_chip_row_bytes()) {
     // About 16 KiB of rows a block where rows are short; long rows take bigger blocks, so
-    // that as many loads are in flight with the two or three blocks an SM then holds.
+    // that as many loads are in flight with the two blocks an SM then holds (one where rows
+    // pass about 113 KiB).
     const int R = static_cast<int>(std::clamp<std::int64_t>(16 * 1024 / row_bytes, 1, p.m));
     const int threads = row_bytes > 16 * 1024 ? 1024 : kBlock;
     const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(ceil_div(p.m, R), 65535));

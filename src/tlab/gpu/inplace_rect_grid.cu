@@ -25,13 +25,15 @@ namespace tlab::gpu {
 namespace {
 
 constexpr int kThreads = 1024;
-// Row pieces of 32 elements, a warp each (16 for 16-byte elements: 256 bytes, a warp for two
-// rows). Measured against 128-byte and 256-byte pieces for every size (performance notes,
-// section 9, "c2r's column pass across the grid"): the fastest for each size within the runs'
-// spread.
+// Row pieces of 32 elements, a warp each (16 for 16-byte elements, a warp for two rows). Of
+// 128- and 256-byte pieces, float ran faster with 128 (32 elements), double and complex128
+// with 256 (32 and 16 elements); for 1 and 2 bytes, 32 elements against 128-byte pieces were
+// within two points either way (performance notes, section 9, "c2r's column pass across the
+// grid").
 template <int S> constexpr int kPiece = S == 16 ? 16 : 32;
-// Loads per thread before their stores to shared memory: 32-64 KiB in flight per SM, what
-// covering the latency at a 132th of 3 TB/s takes.
+// Loads per thread before their stores to shared memory: 16-128 KiB in flight per SM by
+// element size, at least the 20-odd KiB that covering the latency at a 132th of 3 TB/s takes
+// (doubling it for 1-4 bytes measured no faster).
 template <int S> constexpr int kInFlight = S >= 8 ? 8 : 16;
 
 struct Rounds {
@@ -63,7 +65,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::int64_t strip = static_cast<std::int64_t>(round) * g.per_round + strip_of_block;
     const bool active = strip_of_block < g.per_round && strip < g.strips && T > 0;
     const int jb = static_cast<int>(strip * P);
-    const bool inside = jb + c < n;
+    const bool inside = c < n - jb;  // jb < n: no overflow near 2^31
     word::Word<S>* column = a + jb + c;  // element (row, jb + c) is column[row * n]
     if (active) {
       int src = static_cast<int>(c2r::mod(static_cast<std::int64_t>(t0) + jb + sub, p.dm));
@@ -132,7 +134,8 @@ template <int S> bool run(void* matrix, const c2r::Params& p, cudaStream_t strea
   TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   if (!coop) return false;
   auto kernel = shuffle_columns_grid<S>;
-  // All but 1 KiB of what a block may opt into: the runtime keeps some per block.
+  // 1 KiB under what a block may opt into (the opt-in limit already excludes the runtime's
+  // reserve; the margin is kept because the references were measured with it).
   const int tile_bytes = optin - 1024;
   TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, tile_bytes));
   int per_sm = 0;
