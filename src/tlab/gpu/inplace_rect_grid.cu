@@ -127,21 +127,21 @@ template <int S> bool plan_rounds(const c2r::Params& p, int blocks, std::int64_t
 }
 
 template <int S> bool run(void* matrix, const c2r::Params& p, cudaStream_t stream) {
-  int dev = 0, sms = 0, optin = 0, coop = 0;
+  int dev = 0, optin = 0, coop = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
-  TLAB_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   if (!coop) return false;
   auto kernel = shuffle_columns_grid<S>;
   // 1 KiB under what a block may opt into (the opt-in limit already excludes the runtime's
   // reserve; the margin is kept because the references were measured with it).
   const int tile_bytes = optin - 1024;
-  TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, tile_bytes));
+  static unsigned long long smem_allowed = 0;
+  word::allow_smem(kernel, static_cast<std::size_t>(tile_bytes), smem_allowed);
   int per_sm = 0;
   TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, tile_bytes));
   Rounds g;
-  if (!plan_rounds<S>(p, sms * per_sm, tile_bytes, g)) return false;
+  if (!plan_rounds<S>(p, sm_count() * per_sm, tile_bytes, g)) return false;
   const int blocks = g.groups * g.per_round;
   auto* a = static_cast<word::Word<S>*>(matrix);
   c2r::Params params = p;
