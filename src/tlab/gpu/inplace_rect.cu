@@ -44,6 +44,38 @@ __global__ void gather_rows(const word::Word<S>* __restrict__ a, word::Word<S>* 
   }
 }
 
+// A contiguous run of `bytes` bytes between global memory and shared memory in 16-byte words
+// wherever the run has them: element-wise loads and stores of 1 and 2 bytes left the row pass
+// at 1.3-2.5 memcpy times (performance notes, section 9, "Whole words in the row pass"). The
+// shared-memory copy starts `lead` = global address mod 16 bytes into its buffer, so that the
+// global run's aligned words land on aligned shared words; the head and tail elements before
+// the first and after the last aligned word move one at a time.
+template <int S, bool ToShared>
+__device__ __forceinline__ void move_run(word::Word<S>* global, unsigned char* shared, int bytes) {
+  const auto g = reinterpret_cast<std::uintptr_t>(global);
+  const int lead = static_cast<int>(g % 16), head = std::min(bytes, (16 - lead) % 16);
+  const int words = (bytes - head) / 16, tail_from = head + words * 16;
+  auto* g_words = reinterpret_cast<uint4*>(g + head);
+  auto* s_words = reinterpret_cast<uint4*>(shared + lead + head);
+  constexpr int kLoads = 4;
+  for (int w0 = threadIdx.x; w0 < words; w0 += kLoads * blockDim.x) {
+    uint4 x[kLoads];
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i)
+      if (w0 + i * blockDim.x < words) x[i] = ToShared ? g_words[w0 + i * blockDim.x] : s_words[w0 + i * blockDim.x];
+#pragma unroll
+    for (int i = 0; i < kLoads; ++i)
+      if (w0 + i * blockDim.x < words) (ToShared ? s_words : g_words)[w0 + i * blockDim.x] = x[i];
+  }
+  auto* s_elems = reinterpret_cast<word::Word<S>*>(shared + lead);
+  const int edge = head / S + (bytes - tail_from) / S;  // elements outside the words
+  for (int k = threadIdx.x; k < edge; k += blockDim.x) {
+    const int e = k < head / S ? k : tail_from / S + (k - head / S);
+    if (ToShared) s_elems[e] = global[e];
+    else global[e] = s_elems[e];
+  }
+}
+
 // Pass 2 in place, R consecutive rows at a time in shared memory: one read and one write of
 // each row instead of a gather, a write to scratch and a copy back. The R rows are one
 // contiguous run of memory, read with eight loads in flight per thread: one short row per
@@ -53,15 +85,18 @@ __global__ void gather_rows(const word::Word<S>* __restrict__ a, word::Word<S>* 
 // row to the next, so the loop carries it instead of recomputing it (`step_q` for
 // q + blockDim.x, a^-1 for r + 1, `step_group` for r + gridDim.x R, all mod n).
 //
+// With Wide (1- and 2-byte elements), the run moves in 16-byte words (move_run) and the rows
+// are shuffled from one shared buffer into a second, of R n S + 16 bytes each (rounded up to 16).
+//
 // Indices within the rows are 32-bit: the rows on chip hold at most the shared memory's
 // elements, and 32-bit arithmetic takes fewer issue slots per element (inplace_rect_grid.cu).
-template <int S, bool Coprime>
+template <int S, bool Coprime, bool Wide>
 __global__ void __launch_bounds__(1024) shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params p, int R,
                                                              int step_q, int step_group) {
   constexpr int kLoads = 8;
   extern __shared__ __align__(16) unsigned char row_raw[];
-  auto* row = reinterpret_cast<word::Word<S>*>(row_raw);
   const int n = static_cast<int>(p.n), a_inv = static_cast<int>(p.a_inv), threads = static_cast<int>(blockDim.x);
+  const int buffer = (R * n * S + 31) / 16 * 16;  // Wide: the shuffled rows' buffer, 16-byte aligned
   int v_first = 0;  // the source column of (the block's first row, threadIdx.x)
   if (Coprime)
     v_first = static_cast<int>(
@@ -71,18 +106,25 @@ __global__ void __launch_bounds__(1024) shuffle_rows_on_chip(word::Word<S>* __re
        r0 += static_cast<std::int64_t>(gridDim.x) * R) {
     const int rows = static_cast<int>(std::min<std::int64_t>(R, p.m - r0)), count = rows * n;
     word::Word<S>* at = a + r0 * p.n;
-    for (int e0 = threadIdx.x; e0 < count; e0 += kLoads * threads) {
-      word::Word<S> x[kLoads] = {};
+    const int lead = Wide ? static_cast<int>(reinterpret_cast<std::uintptr_t>(at) % 16) : 0;
+    auto* row = reinterpret_cast<word::Word<S>*>(row_raw + lead);
+    if (Wide) {
+      move_run<S, true>(at, row_raw, count * S);
+    } else {
+      for (int e0 = threadIdx.x; e0 < count; e0 += kLoads * threads) {
+        word::Word<S> x[kLoads] = {};
 #pragma unroll
-      for (int i = 0; i < kLoads; ++i)
-        if (e0 + i * threads < count) x[i] = at[e0 + i * threads];
+        for (int i = 0; i < kLoads; ++i)
+          if (e0 + i * threads < count) x[i] = at[e0 + i * threads];
 #pragma unroll
-      for (int i = 0; i < kLoads; ++i)
-        if (e0 + i * threads < count) row[e0 + i * threads] = x[i];
+        for (int i = 0; i < kLoads; ++i)
+          if (e0 + i * threads < count) row[e0 + i * threads] = x[i];
+      }
     }
     __syncthreads();
     for (int i = 0; i < rows; ++i) {
-      word::Word<S>* out = at + static_cast<std::int64_t>(i) * n;
+      word::Word<S>* out =
+          (Wide ? reinterpret_cast<word::Word<S>*>(row_raw + buffer + lead) : at) + static_cast<std::int64_t>(i) * n;
       const word::Word<S>* in = row + i * n;
       if (Coprime) {
         int v = v_first;
@@ -100,6 +142,10 @@ __global__ void __launch_bounds__(1024) shuffle_rows_on_chip(word::Word<S>* __re
     if (Coprime) {  // from the row after this block's last to its next first row
       v_first -= step_group;
       if (v_first < 0) v_first += n;
+    }
+    if (Wide) {
+      __syncthreads();
+      move_run<S, false>(at, row_raw + buffer, count * S);
     }
     __syncthreads();
   }
@@ -171,7 +217,7 @@ unsigned blocks_for(std::int64_t work) {
 }
 
 template <int S>
-void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on_grid, cudaStream_t stream) {
+void run(void* matrix, Shape s, void* scratch, int scratch_rows, ColumnPass columns, cudaStream_t stream) {
   using Wd = word::Word<S>;
   const c2r::Params p = c2r::make_params(s.rows, s.cols);
   auto* a = static_cast<Wd*>(matrix);
@@ -195,6 +241,8 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
   };
   if (p.c > 1) column_pass(gather_general(gather_columns<S, Pass::rotate>));
   const std::int64_t row_bytes = p.n * S;
+  // 1- and 2-byte rows in 16-byte words, through two buffers, where both fit.
+  const bool wide = S <= 2 && 2 * ((row_bytes + 31) / 16 * 16) <= on_chip_row_bytes();
   if (row_bytes <= on_chip_row_bytes()) {
     // About 16 KiB of rows a block where rows are short; long rows take bigger blocks, so
     // that as many loads are in flight with the two blocks an SM then holds (one where rows
@@ -202,7 +250,7 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
     const int R = static_cast<int>(std::clamp<std::int64_t>(16 * 1024 / row_bytes, 1, p.m));
     const int threads = row_bytes > 16 * 1024 ? 1024 : kBlock;
     const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(ceil_div(p.m, R), 65535));
-    const std::int64_t smem = R * row_bytes;
+    const std::int64_t smem = wide ? 2 * ((R * row_bytes + 31) / 16 * 16) : R * row_bytes;
     auto launch = [&](auto kernel) {
       if (smem > 48 * 1024)
         TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
@@ -212,10 +260,14 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
                                                 static_cast<int>(group_rows % p.n * p.a_inv % p.n));
       TLAB_CUDA_LAUNCHED();
     };
-    if (p.c == 1)
-      launch(shuffle_rows_on_chip<S, true>);
+    if (wide && p.c == 1)
+      launch(shuffle_rows_on_chip<S, true, S <= 2>);
+    else if (wide)
+      launch(shuffle_rows_on_chip<S, false, S <= 2>);
+    else if (p.c == 1)
+      launch(shuffle_rows_on_chip<S, true, false>);
     else
-      launch(shuffle_rows_on_chip<S, false>);
+      launch(shuffle_rows_on_chip<S, false, false>);
   } else {
     const std::int64_t height = scratch_elems / p.n;
     for (std::int64_t r0 = 0; r0 < p.m; r0 += height) {
@@ -226,7 +278,8 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
     }
   }
   if (p.c > 1) return column_pass(gather_general(gather_columns<S, Pass::column_shuffle>));
-  if (columns_on_grid && shuffle_columns_coprime_on_grid(matrix, p, S, stream)) return;
+  if (columns == ColumnPass::grid && shuffle_columns_coprime_on_grid(matrix, p, S, stream)) return;
+  if (columns == ColumnPass::bands && shuffle_columns_coprime_in_bands(matrix, p, S, stream)) return;
   column_pass([&](std::int64_t j0, std::int64_t w) {
     const dim3 grid(blocks_for(ceil_div(p.m, kBases<S>) * kBlock),
                     static_cast<unsigned>(std::min<std::int64_t>(ceil_div(w, 32), 65535)));
@@ -252,13 +305,13 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows) {
 }
 
 void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
-                             bool columns_on_grid) {
+                             ColumnPass columns) {
   switch (elem) {
-    case 1: return run<1>(m, s, scratch, scratch_rows, columns_on_grid, stream);
-    case 2: return run<2>(m, s, scratch, scratch_rows, columns_on_grid, stream);
-    case 4: return run<4>(m, s, scratch, scratch_rows, columns_on_grid, stream);
-    case 8: return run<8>(m, s, scratch, scratch_rows, columns_on_grid, stream);
-    case 16: return run<16>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 1: return run<1>(m, s, scratch, scratch_rows, columns, stream);
+    case 2: return run<2>(m, s, scratch, scratch_rows, columns, stream);
+    case 4: return run<4>(m, s, scratch, scratch_rows, columns, stream);
+    case 8: return run<8>(m, s, scratch, scratch_rows, columns, stream);
+    case 16: return run<16>(m, s, scratch, scratch_rows, columns, stream);
   }
   throw std::invalid_argument("in-place rectangular transpose: element size " + std::to_string(elem) +
                               " is not 1, 2, 4, 8 or 16 bytes");
@@ -268,16 +321,20 @@ void register_gpu_inplace_rect(Registry& r) {
   // Scratch of 64 rows of the longer side, and of 256: four times fewer column batches, each a
   // launch and a strided copy back (performance notes, section 9, "c2r on chip"). `c2r-grid`
   // puts a coprime shape's columns in place through the grid's shared memory, where a strip of
-  // them fits ("c2r's column pass across the grid"), and is `c2r-r256` elsewhere.
+  // them fits ("c2r's column pass across the grid"), and is `c2r-r256` elsewhere; `c2r-band`
+  // does so in wide bands ("Bands: the column pass in long row segments").
   struct Form {
     const char* name;
     int rows;
-    bool grid;
+    ColumnPass columns;
   };
-  for (Form f : {Form{"gpu/inplace-rect/c2r", 64, false}, Form{"gpu/inplace-rect/c2r-r256", 256, false},
-                 Form{"gpu/inplace-rect/c2r-grid", 256, true}}) {
+  for (Form f : {Form{"gpu/inplace-rect/c2r", 64, ColumnPass::scratch},
+                 Form{"gpu/inplace-rect/c2r-r256", 256, ColumnPass::scratch},
+                 Form{"gpu/inplace-rect/c2r-grid", 256, ColumnPass::grid},
+                 Form{"gpu/inplace-rect/c2r-band", 256, ColumnPass::bands}}) {
     std::vector<Param> params{{"scratch_rows", std::to_string(f.rows)}};
-    if (f.grid) params.push_back({"columns", "grid"});
+    if (f.columns == ColumnPass::grid) params.push_back({"columns", "grid"});
+    if (f.columns == ColumnPass::bands) params.push_back({"columns", "bands"});
     Variant v = gpu_variant(f.name, "gpu-inplace-rect", Placement::in_place, std::move(params),
                             "any m x n in place: column rotate, row shuffle, column shuffle (Catanzaro et al. 2014)");
     v.any_shape = true;
@@ -285,11 +342,11 @@ void register_gpu_inplace_rect(Registry& r) {
     v.scratch_bytes = [rows](DType t, Shape s) {
       return in_place_rect_scratch_bytes(s, static_cast<int>(dtype_size(t)), rows);
     };
-    v.kernels = instantiate_all([rows, grid = f.grid](auto tag, const Operands& op) {
+    v.kernels = instantiate_all([rows, columns = f.columns](auto tag, const Operands& op) {
       constexpr int S = sizeof(decltype(tag));
       c2r::make_params(op.shape.rows, op.shape.cols);  // refuses before any allocation
       void* scratch = op.scratch ? op.scratch : cached_scratch(in_place_rect_scratch_bytes(op.shape, S, rows));
-      transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op), grid);
+      transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op), columns);
     });
     r.add(std::move(v));
   }

@@ -1,0 +1,185 @@
+// tlab-strided-probe: how fast the DRAM serves a matrix read (or written) as row pieces of a
+// strip of columns, one block per SM, against the same bytes as whole rows. c2r's grid column
+// pass reads and writes a coprime matrix that way, one 32-element piece of thousands of rows
+// per block, at 1.5 memcpy times (docs/performance-notes.md, section 9): this asks how much of
+// that the access pattern alone costs, by piece width and element size, with no permutation,
+// no shared memory and no barrier.
+//
+// Each block takes tasks (a strip of `piece` elements, a run of rows whose pieces fill about
+// a block's tile), the blocks of one wave on adjacent strips of the same rows, as a round of
+// the grid pass does; a thread keeps 8 loads in flight. Output: CSV on stdout, one row per
+// measurement: mode, element bytes, rows, pitch, piece bytes, median us, GB/s (bytes read or
+// written), and the percentage of the whole-row rate of the same mode and shape.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstdint>
+#include <vector>
+
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return;
+  std::fprintf(stderr, "tlab-strided-probe: %s: %s\n", what, cudaGetErrorString(e));
+  std::exit(1);
+}
+
+constexpr int kThreads = 1024, kInFlight = 8;
+
+template <int S> struct Elem;
+template <> struct Elem<1> { using T = std::uint8_t; };
+template <> struct Elem<2> { using T = std::uint16_t; };
+template <> struct Elem<4> { using T = std::uint32_t; };
+template <> struct Elem<8> { using T = unsigned long long; };
+template <> struct Elem<16> { using T = uint4; };
+
+__device__ inline unsigned fold(std::uint8_t x) { return x; }
+__device__ inline unsigned fold(std::uint16_t x) { return x; }
+__device__ inline unsigned fold(std::uint32_t x) { return x; }
+__device__ inline unsigned fold(unsigned long long x) { return static_cast<unsigned>(x ^ (x >> 32)); }
+__device__ inline unsigned fold(uint4 x) { return x.x ^ x.y ^ x.z ^ x.w; }
+template <class T> __device__ inline T make(unsigned v) { return static_cast<T>(v); }
+template <> __device__ inline uint4 make<uint4>(unsigned v) { return make_uint4(v, v, v, v); }
+
+// Pieces of 2^log_piece elements; tasks numbered strip-fastest, so the blocks of a wave read
+// adjacent strips of one run of rows.
+template <int S, bool kWrite>
+__global__ void __launch_bounds__(kThreads, 1) strips(typename Elem<S>::T* a, int rows, long long pitch,
+                                                     int log_piece, int run, unsigned* sink) {
+  using T = typename Elem<S>::T;
+  const int piece = 1 << log_piece;
+  const long long nstrips = (pitch + piece - 1) / piece, runs = (rows + run - 1) / run;
+  unsigned acc = 0;
+  for (long long task = blockIdx.x; task < nstrips * runs; task += gridDim.x) {
+    const long long strip = task % nstrips, r0 = task / nstrips * run;
+    const long long c0 = strip * piece;
+    const int width = static_cast<int>(std::min<long long>(piece, pitch - c0));
+    const int nrows = static_cast<int>(std::min<long long>(run, rows - r0));
+    const long long count = static_cast<long long>(nrows) << log_piece;
+    for (long long e0 = threadIdx.x; e0 < count; e0 += kInFlight * kThreads) {
+      T x[kInFlight];
+#pragma unroll
+      for (int i = 0; i < kInFlight; ++i) {
+        const long long e = e0 + static_cast<long long>(i) * kThreads;
+        const int col = static_cast<int>(e & (piece - 1));
+        T* p = a + (r0 + (e >> log_piece)) * pitch + c0 + col;
+        if (e < count && col < width) {
+          if constexpr (kWrite) *p = make<T>(static_cast<unsigned>(e));
+          else x[i] = *p;
+        } else if constexpr (!kWrite) {
+          x[i] = make<T>(0u);
+        }
+      }
+      if constexpr (!kWrite) {
+#pragma unroll
+        for (int i = 0; i < kInFlight; ++i) acc ^= fold(x[i]);
+      }
+    }
+  }
+  if (acc == 0x9e3779b9u) sink[blockIdx.x] = acc;  // keeps the loads; never true on zeroed data
+}
+
+struct Shape {
+  int rows;
+  long long cols;  // elements per row = the pitch
+};
+
+template <int S>
+float time_one(bool write, typename Elem<S>::T* a, Shape sh, int log_piece, int blocks, long long tile_bytes,
+               unsigned* sink, cudaEvent_t e0, cudaEvent_t e1, int reps) {
+  const int piece = 1 << log_piece;
+  const int run = static_cast<int>(std::max<long long>(1, tile_bytes / (static_cast<long long>(piece) * S)));
+  auto launch = [&] {
+    if (write) strips<S, true><<<blocks, kThreads>>>(a, sh.rows, sh.cols, log_piece, run, sink);
+    else strips<S, false><<<blocks, kThreads>>>(a, sh.rows, sh.cols, log_piece, run, sink);
+  };
+  launch();
+  launch();
+  check(cudaGetLastError(), "launch");
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    check(cudaEventRecord(e0), "event");
+    launch();
+    check(cudaEventRecord(e1), "event");
+    check(cudaEventSynchronize(e1), "event");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
+    t.push_back(ms);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <int S> void sweep(Shape sh, int blocks, long long tile_bytes, int reps) {
+  using T = typename Elem<S>::T;
+  const std::size_t bytes = static_cast<std::size_t>(sh.rows) * sh.cols * S;
+  T* a = nullptr;
+  unsigned* sink = nullptr;
+  check(cudaMalloc(&a, bytes), "cudaMalloc");
+  check(cudaMalloc(&sink, blocks * sizeof(unsigned)), "cudaMalloc");
+  check(cudaMemset(a, 0, bytes), "memset");
+  cudaEvent_t e0{}, e1{};
+  check(cudaEventCreate(&e0), "event");
+  check(cudaEventCreate(&e1), "event");
+  int whole = 0;
+  while ((1LL << whole) < sh.cols) ++whole;
+  for (int write = 0; write < 2; ++write) {
+    const float ref = time_one<S>(write, a, sh, whole, blocks, tile_bytes, sink, e0, e1, reps);
+    for (int lp = 3; lp <= whole; ++lp) {
+      const long long piece_bytes = std::min<long long>(1LL << lp, sh.cols) * S;
+      if (piece_bytes < 32 || (piece_bytes > 2048 && lp != whole)) continue;
+      const float ms = lp == whole ? ref : time_one<S>(write, a, sh, lp, blocks, tile_bytes, sink, e0, e1, reps);
+      std::printf("%s,%d,%d,%lld,%lld,%s,%.2f,%.1f,%.1f\n", write ? "write" : "read", S, sh.rows, sh.cols * S,
+                  piece_bytes, lp == whole ? "whole-rows" : "strip", ms * 1e3, bytes / (ms * 1e6), 100.0 * ref / ms);
+    }
+  }
+  float ms_copy = 0;
+  T* b = nullptr;
+  check(cudaMalloc(&b, bytes), "cudaMalloc");
+  check(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), "memcpy");
+  std::vector<float> t;
+  for (int r = 0; r < reps; ++r) {
+    check(cudaEventRecord(e0), "event");
+    check(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice), "memcpy");
+    check(cudaEventRecord(e1), "event");
+    check(cudaEventSynchronize(e1), "event");
+    check(cudaEventElapsedTime(&ms_copy, e0, e1), "elapsed");
+    t.push_back(ms_copy);
+  }
+  std::sort(t.begin(), t.end());
+  std::printf("memcpy,%d,%d,%lld,%lld,read+write,%.2f,%.1f,\n", S, sh.rows, sh.cols * S, sh.cols * S, t[t.size() / 2] * 1e3,
+              2.0 * bytes / (t[t.size() / 2] * 1e6));
+  check(cudaFree(b), "cudaFree");
+  check(cudaFree(a), "cudaFree");
+  check(cudaFree(sink), "cudaFree");
+  check(cudaEventDestroy(e0), "event");
+  check(cudaEventDestroy(e1), "event");
+}
+
+}  // namespace
+
+int main(int argc, char**) {
+  if (argc > 1) {
+    std::fprintf(stderr, "usage: tlab-strided-probe (no arguments; CSV on stdout)\n");
+    return 2;
+  }
+  int dev = 0, sms = 0, optin = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "attribute");
+  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
+  const long long tile = optin - 1024;  // what the grid pass's tile holds
+  const int reps = 15;
+  std::printf("mode,elem_bytes,rows,pitch_bytes,piece_bytes,pattern,median_us,gb_per_s,pct_of_whole_rows\n");
+  // The shapes of experiment 13's coprime pair, and an aligned pitch.
+  const Shape shapes[] = {{16381, 1021}, {1021, 16381}, {16384, 1024}};
+  for (const Shape& sh : shapes) {
+    sweep<1>(sh, sms, tile, reps);
+    sweep<2>(sh, sms, tile, reps);
+    sweep<4>(sh, sms, tile, reps);
+    sweep<8>(sh, sms, tile, reps);
+    sweep<16>(sh, sms, tile, reps);
+  }
+  return 0;
+}
