@@ -1,10 +1,9 @@
-// c2r's last pass on a coprime shape, run alone across the grid's shared memory, in strips
-// (`c2r-grid`) and in bands (`c2r-band`), against the CPU's gather of the same pass
-// (tlab/inplace_rect_index.hpp): every element, every element size, on shapes of one block per
-// strip or band, of several, of more than a round takes, and with a last strip or band cut by
-// the matrix's edge. The registered variants are checked as whole transposes by the sweep in
-// test_gpu_variants.cpp; this test makes sure that the grid paths are the ones that ran, and
-// that they stand aside where they should.
+// c2r's last pass on a coprime shape, run alone across the grid's shared memory, against the
+// CPU's gather of the same pass (tlab/inplace_rect_index.hpp): every element, every element
+// size, on shapes of one block per strip, of several, of more strips than a round takes, and
+// with a last strip cut by the matrix's edge. The registered `c2r-grid` is checked as a whole
+// transpose by the sweep in test_gpu_variants.cpp; this test makes sure that the grid path is
+// the one that ran, and that it stands aside where it should.
 #include <doctest/doctest.h>
 
 #include <cuda_runtime.h>
@@ -21,15 +20,12 @@
 
 namespace {
 
-using Pass = bool (*)(void*, const tlab::c2r::Params&, int, cudaStream_t);
-
 // The pass applied on the device, or false where the grid path declined the shape.
-bool on_grid(std::vector<unsigned char>& host, const tlab::c2r::Params& p, int elem,
-             Pass pass = tlab::gpu::shuffle_columns_coprime_on_grid) {
+bool on_grid(std::vector<unsigned char>& host, const tlab::c2r::Params& p, int elem) {
   unsigned char* d = nullptr;
   REQUIRE(cudaMalloc(&d, host.size()) == cudaSuccess);
   REQUIRE(cudaMemcpy(d, host.data(), host.size(), cudaMemcpyHostToDevice) == cudaSuccess);
-  const bool ran = pass(d, p, elem, nullptr);
+  const bool ran = tlab::gpu::shuffle_columns_coprime_on_grid(d, p, elem, nullptr);
   REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
   REQUIRE(cudaMemcpy(host.data(), d, host.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
   REQUIRE(cudaFree(d) == cudaSuccess);
@@ -39,56 +35,46 @@ bool on_grid(std::vector<unsigned char>& host, const tlab::c2r::Params& p, int e
 }  // namespace
 
 TEST_CASE("c2r's column pass across the grid equals the CPU's gather on coprime shapes, in place") {
-  struct Form {
-    const char* name;
-    Pass pass;
-    int shortest_m[2];  // the shortest column it takes: 1-8 bytes, 16 bytes
-    int ran_small, ran_full;
-  };
-  for (Form f : {Form{"strips", tlab::gpu::shuffle_columns_coprime_on_grid, {64, 128}, 19, 34},
-                 Form{"bands", tlab::gpu::shuffle_columns_coprime_in_bands, {64, 64}, 20, 35}}) {
-    CAPTURE(f.name);
-    const bool small = std::getenv("TLAB_GPU_TEST_SMALL") != nullptr;
-    // 16381 x 1021: several blocks per strip for every size; 1021 x 16381: one block per strip
-    // for 1-4 bytes, more strips than a round; 2049 x 2051: the last strip cut by the edge;
-    // 30011 x 7: one strip, cut, in many groups; 64 x 65 and 128 x 129: the smallest m it takes
-    // for 1-8 bytes and for 16 bytes (plan_rounds: two passes of a block's rows), the whole strip
-    // in one tile wrapping mod m. Every shape's strip fits the shared memory of any GPU of 30 SMs
-    // and 160 KiB or more, so the grid path must run wherever m is long enough.
-    std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{64, 65}, {128, 129}, {515, 513}, {2049, 2051}};
-    if (!small)
-      for (auto x : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {1021, 16381}, {30011, 7}}) shapes.push_back(x);
-    std::mt19937_64 rng(20261125);
-    int ran = 0;
-    for (auto [m, n] : shapes)
-      for (int elem : {1, 2, 4, 8, 16}) {
-        CAPTURE(m);
-        CAPTURE(n);
-        CAPTURE(elem);
-        const tlab::c2r::Params p = tlab::c2r::make_params(m, n);
-        REQUIRE(p.c == 1);
-        const auto bytes = static_cast<std::size_t>(m * n * elem);
-        std::vector<unsigned char> a(bytes);
-        for (auto& x : a) x = static_cast<unsigned char>(rng());
-        std::vector<unsigned char> got = a;
-        const bool ran_here = on_grid(got, p, elem, f.pass);
-        CHECK(ran_here == (m >= f.shortest_m[elem == 16]));
-        if (!ran_here) {
-          CHECK(got == a);  // declined: nothing touched
-          continue;
-        }
-        ++ran;
-        std::int64_t wrong = 0;
-        for (std::int64_t r = 0; r < m; ++r)
-          for (std::int64_t q = 0; q < n; ++q) {
-            const std::int64_t src = tlab::c2r::column_shuffle_source(p, r, q);
-            for (int b = 0; b < elem; ++b)
-              wrong += got[static_cast<std::size_t>((r * n + q) * elem + b)] != a[static_cast<std::size_t>((src * n + q) * elem + b)];
-          }
-        CHECK(wrong == 0);
+  const bool small = std::getenv("TLAB_GPU_TEST_SMALL") != nullptr;
+  // 16381 x 1021: several blocks per strip for every size; 1021 x 16381: one block per strip
+  // for 1-4 bytes, more strips than a round; 2049 x 2051: the last strip cut by the edge;
+  // 30011 x 7: one strip, cut, in many groups; 64 x 65 and 128 x 129: the smallest m it takes
+  // for 1-8 bytes and for 16 bytes (plan_rounds: two passes of a block's rows), the whole strip
+  // in one tile wrapping mod m. Every shape's strip fits the shared memory of any GPU of 30 SMs
+  // and 160 KiB or more, so the grid path must run wherever m is long enough.
+  std::vector<std::pair<std::int64_t, std::int64_t>> shapes{{64, 65}, {128, 129}, {515, 513}, {2049, 2051}};
+  if (!small)
+    for (auto x : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {1021, 16381}, {30011, 7}}) shapes.push_back(x);
+  std::mt19937_64 rng(20261125);
+  int ran = 0;
+  for (auto [m, n] : shapes)
+    for (int elem : {1, 2, 4, 8, 16}) {
+      CAPTURE(m);
+      CAPTURE(n);
+      CAPTURE(elem);
+      const tlab::c2r::Params p = tlab::c2r::make_params(m, n);
+      REQUIRE(p.c == 1);
+      const auto bytes = static_cast<std::size_t>(m * n * elem);
+      std::vector<unsigned char> a(bytes);
+      for (auto& x : a) x = static_cast<unsigned char>(rng());
+      std::vector<unsigned char> got = a;
+      const bool ran_here = on_grid(got, p, elem);
+      CHECK(ran_here == (m >= (elem == 16 ? 128 : 64)));
+      if (!ran_here) {
+        CHECK(got == a);  // declined: nothing touched
+        continue;
       }
-    CHECK(ran == (small ? f.ran_small : f.ran_full));
-  }
+      ++ran;
+      std::int64_t wrong = 0;
+      for (std::int64_t r = 0; r < m; ++r)
+        for (std::int64_t q = 0; q < n; ++q) {
+          const std::int64_t src = tlab::c2r::column_shuffle_source(p, r, q);
+          for (int b = 0; b < elem; ++b)
+            wrong += got[static_cast<std::size_t>((r * n + q) * elem + b)] != a[static_cast<std::size_t>((src * n + q) * elem + b)];
+        }
+      CHECK(wrong == 0);
+    }
+  CHECK(ran == (small ? 19 : 34));
 }
 
 TEST_CASE("c2r's column pass across the grid stands aside on shapes with a common factor and on very short columns") {
@@ -101,9 +87,6 @@ TEST_CASE("c2r's column pass across the grid stands aside on shapes with a commo
     std::vector<unsigned char> a(static_cast<std::size_t>(m * n * elem), 7);
     const std::vector<unsigned char> before = a;
     CHECK_FALSE(on_grid(a, tlab::c2r::make_params(m, n), elem));
-    CHECK(a == before);
-    if (m == 127) continue;  // long enough for the bands, whose tile rows need no two passes
-    CHECK_FALSE(on_grid(a, tlab::c2r::make_params(m, n), elem, tlab::gpu::shuffle_columns_coprime_in_bands));
     CHECK(a == before);
   }
 }

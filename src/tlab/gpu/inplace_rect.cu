@@ -46,7 +46,7 @@ __global__ void gather_rows(const word::Word<S>* __restrict__ a, word::Word<S>* 
 
 // A contiguous run of `bytes` bytes between global memory and shared memory in 16-byte words
 // wherever the run has them: element-wise loads and stores of 1 and 2 bytes left the row pass
-// at 1.3-2.5 memcpy times (performance notes, section 9, "Whole words in the row pass"). The
+// at 1.3-2.5 memcpy times (performance notes, section 9, "Where the column pass's time goes"). The
 // shared-memory copy starts `lead` = global address mod 16 bytes into its buffer, so that the
 // global run's aligned words land on aligned shared words; the head and tail elements before
 // the first and after the last aligned word move one at a time.
@@ -217,7 +217,7 @@ unsigned blocks_for(std::int64_t work) {
 }
 
 template <int S>
-void run(void* matrix, Shape s, void* scratch, int scratch_rows, ColumnPass columns, cudaStream_t stream) {
+void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on_grid, cudaStream_t stream) {
   using Wd = word::Word<S>;
   const c2r::Params p = c2r::make_params(s.rows, s.cols);
   auto* a = static_cast<Wd*>(matrix);
@@ -278,8 +278,7 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, ColumnPass colu
     }
   }
   if (p.c > 1) return column_pass(gather_general(gather_columns<S, Pass::column_shuffle>));
-  if (columns == ColumnPass::grid && shuffle_columns_coprime_on_grid(matrix, p, S, stream)) return;
-  if (columns == ColumnPass::bands && shuffle_columns_coprime_in_bands(matrix, p, S, stream)) return;
+  if (columns_on_grid && shuffle_columns_coprime_on_grid(matrix, p, S, stream)) return;
   column_pass([&](std::int64_t j0, std::int64_t w) {
     const dim3 grid(blocks_for(ceil_div(p.m, kBases<S>) * kBlock),
                     static_cast<unsigned>(std::min<std::int64_t>(ceil_div(w, 32), 65535)));
@@ -305,13 +304,13 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows) {
 }
 
 void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
-                             ColumnPass columns) {
+                             bool columns_on_grid) {
   switch (elem) {
-    case 1: return run<1>(m, s, scratch, scratch_rows, columns, stream);
-    case 2: return run<2>(m, s, scratch, scratch_rows, columns, stream);
-    case 4: return run<4>(m, s, scratch, scratch_rows, columns, stream);
-    case 8: return run<8>(m, s, scratch, scratch_rows, columns, stream);
-    case 16: return run<16>(m, s, scratch, scratch_rows, columns, stream);
+    case 1: return run<1>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 2: return run<2>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 4: return run<4>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 8: return run<8>(m, s, scratch, scratch_rows, columns_on_grid, stream);
+    case 16: return run<16>(m, s, scratch, scratch_rows, columns_on_grid, stream);
   }
   throw std::invalid_argument("in-place rectangular transpose: element size " + std::to_string(elem) +
                               " is not 1, 2, 4, 8 or 16 bytes");
@@ -321,20 +320,16 @@ void register_gpu_inplace_rect(Registry& r) {
   // Scratch of 64 rows of the longer side, and of 256: four times fewer column batches, each a
   // launch and a strided copy back (performance notes, section 9, "c2r on chip"). `c2r-grid`
   // puts a coprime shape's columns in place through the grid's shared memory, where a strip of
-  // them fits ("c2r's column pass across the grid"), and is `c2r-r256` elsewhere; `c2r-band`
-  // does so in wide bands ("Bands: the column pass in long row segments").
+  // them fits ("c2r's column pass across the grid"), and is `c2r-r256` elsewhere.
   struct Form {
     const char* name;
     int rows;
-    ColumnPass columns;
+    bool grid;
   };
-  for (Form f : {Form{"gpu/inplace-rect/c2r", 64, ColumnPass::scratch},
-                 Form{"gpu/inplace-rect/c2r-r256", 256, ColumnPass::scratch},
-                 Form{"gpu/inplace-rect/c2r-grid", 256, ColumnPass::grid},
-                 Form{"gpu/inplace-rect/c2r-band", 256, ColumnPass::bands}}) {
+  for (Form f : {Form{"gpu/inplace-rect/c2r", 64, false}, Form{"gpu/inplace-rect/c2r-r256", 256, false},
+                 Form{"gpu/inplace-rect/c2r-grid", 256, true}}) {
     std::vector<Param> params{{"scratch_rows", std::to_string(f.rows)}};
-    if (f.columns == ColumnPass::grid) params.push_back({"columns", "grid"});
-    if (f.columns == ColumnPass::bands) params.push_back({"columns", "bands"});
+    if (f.grid) params.push_back({"columns", "grid"});
     Variant v = gpu_variant(f.name, "gpu-inplace-rect", Placement::in_place, std::move(params),
                             "any m x n in place: column rotate, row shuffle, column shuffle (Catanzaro et al. 2014)");
     v.any_shape = true;
@@ -342,11 +337,11 @@ void register_gpu_inplace_rect(Registry& r) {
     v.scratch_bytes = [rows](DType t, Shape s) {
       return in_place_rect_scratch_bytes(s, static_cast<int>(dtype_size(t)), rows);
     };
-    v.kernels = instantiate_all([rows, columns = f.columns](auto tag, const Operands& op) {
+    v.kernels = instantiate_all([rows, grid = f.grid](auto tag, const Operands& op) {
       constexpr int S = sizeof(decltype(tag));
       c2r::make_params(op.shape.rows, op.shape.cols);  // refuses before any allocation
       void* scratch = op.scratch ? op.scratch : cached_scratch(in_place_rect_scratch_bytes(op.shape, S, rows));
-      transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op), columns);
+      transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op), grid);
     });
     r.add(std::move(v));
   }

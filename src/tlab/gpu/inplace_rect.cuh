@@ -17,17 +17,13 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows);
 
 // Transposes the m x n matrix at `m` (device memory) into its n x m transpose, in place, on
 // `stream`. `scratch` holds in_place_rect_scratch_bytes(s, elem, scratch_rows) bytes of
-// device memory. `columns`: on coprime shapes, the last pass through scratch, or in place
-// through the shared memory of a cooperative grid, as strips of 32 columns
-// (inplace_rect_grid.cu) or as wide bands (inplace_rect_band.cu), where the shape fits; the
-// scratch path where it does not.
-enum class ColumnPass { scratch, grid, bands };
+// device memory. `columns_on_grid`: on coprime shapes, the last pass through the shared
+// memory of a cooperative grid where a strip of columns fits (inplace_rect_grid.cu).
 void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
-                             ColumnPass columns = ColumnPass::scratch);
+                             bool columns_on_grid = false);
 
-// c2r's column pass on a coprime shape in place across the grid, in strips or in bands; false
-// (nothing launched) where the shape or the device does not allow it.
+// c2r's column pass on a coprime shape in place across the grid; false (nothing launched)
+// where the shape or the device does not allow it.
 bool shuffle_columns_coprime_on_grid(void* matrix, const c2r::Params& p, int elem, cudaStream_t stream);
-bool shuffle_columns_coprime_in_bands(void* matrix, const c2r::Params& p, int elem, cudaStream_t stream);
 
 }  // namespace tlab::gpu
