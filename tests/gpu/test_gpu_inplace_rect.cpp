@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <stdexcept>
 #include <tuple>
 #include <vector>
 
 #include "tlab/gpu/inplace_rect.cuh"
 #include "tlab/inplace_rect_index.hpp"
+#include "tlab/registry.hpp"
 #include "tlab/transpose.hpp"
 
 namespace {
@@ -98,4 +100,25 @@ TEST_CASE("the library's in-place plan takes c2r-grid where the sides share no f
     CHECK(tlab::Plan(t, 1000, 257, tlab::Placement::in_place).kernel() == "gpu/inplace-rect/c2r-grid");
     CHECK(tlab::Plan(t, 16384, 1024, tlab::Placement::in_place).kernel() == "gpu/inplace-rect/blocks");
   }
+}
+
+TEST_CASE("c2r-grid holds no scratch where every pass runs in place, and scratch wherever one does not") {
+  const tlab::Variant& v = tlab::registry().get("gpu/inplace-rect/c2r-grid");
+  for (tlab::DType t : tlab::all_dtypes()) {
+    CAPTURE(tlab::dtype_name(t));
+    CHECK(v.scratch_bytes(t, {16381, 1021}) == 0);  // coprime, rows on chip, strips on the grid
+    CHECK(v.scratch_bytes(t, {1000, 250}) > 0);     // a common factor: the rotation goes through scratch
+    CHECK(v.scratch_bytes(t, {5, 70001}) > 0);      // columns too short for the grid
+  }
+  CHECK(v.scratch_bytes(tlab::DType::c128, {1021, 16381}) > 0);  // rows of 262 KB: the row pass through scratch
+  CHECK(v.scratch_bytes(tlab::DType::f32, {1021, 16381}) == 0);
+  // Without scratch where it is needed: refused before anything is launched or written.
+  unsigned char* d = nullptr;
+  REQUIRE(cudaMalloc(&d, 1000 * 250 * 4) == cudaSuccess);
+  REQUIRE(cudaMemset(d, 7, 1000 * 250 * 4) == cudaSuccess);
+  CHECK_THROWS_AS(tlab::gpu::transpose_in_place_rect(d, {1000, 250}, 4, nullptr, 256, nullptr, true), std::invalid_argument);
+  std::vector<unsigned char> after(1000 * 250 * 4);
+  REQUIRE(cudaMemcpy(after.data(), d, after.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+  CHECK(after == std::vector<unsigned char>(after.size(), 7));
+  REQUIRE(cudaFree(d) == cudaSuccess);
 }

@@ -303,8 +303,20 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows) {
   return std::min(s.elements(), scratch_rows * std::max(s.rows, s.cols)) * elem;
 }
 
+std::int64_t in_place_rect_grid_scratch_bytes(Shape s, int elem, int scratch_rows) {
+  const c2r::Params p = c2r::make_params(s.rows, s.cols);
+  if (p.c == 1 && p.n * elem <= on_chip_row_bytes() && coprime_on_grid_fits(p, elem)) return 0;
+  return in_place_rect_scratch_bytes(s, elem, scratch_rows);
+}
+
 void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
                              bool columns_on_grid) {
+  // Where every pass runs in place the caller may pass no scratch; anywhere else that would
+  // be a crash in the first pass that gathers into it.
+  if (!scratch && (columns_on_grid ? in_place_rect_grid_scratch_bytes(s, elem, scratch_rows)
+                                   : in_place_rect_scratch_bytes(s, elem, scratch_rows)) > 0)
+    throw std::invalid_argument("in-place rectangular transpose: a " + to_string(s) +
+                                " matrix needs scratch memory, and none was given");
   switch (elem) {
     case 1: return run<1>(m, s, scratch, scratch_rows, columns_on_grid, stream);
     case 2: return run<2>(m, s, scratch, scratch_rows, columns_on_grid, stream);
@@ -334,13 +346,17 @@ void register_gpu_inplace_rect(Registry& r) {
                             "any m x n in place: column rotate, row shuffle, column shuffle (Catanzaro et al. 2014)");
     v.any_shape = true;
     const int rows = f.rows;
-    v.scratch_bytes = [rows](DType t, Shape s) {
-      return in_place_rect_scratch_bytes(s, static_cast<int>(dtype_size(t)), rows);
+    const bool grid = f.grid;
+    // The grid path's plans hold no scratch where every pass runs in place.
+    auto bytes_for = [rows, grid](Shape s, int elem) {
+      return grid ? in_place_rect_grid_scratch_bytes(s, elem, rows) : in_place_rect_scratch_bytes(s, elem, rows);
     };
-    v.kernels = instantiate_all([rows, grid = f.grid](auto tag, const Operands& op) {
+    v.scratch_bytes = [bytes_for](DType t, Shape s) { return bytes_for(s, static_cast<int>(dtype_size(t))); };
+    v.kernels = instantiate_all([rows, grid, bytes_for](auto tag, const Operands& op) {
       constexpr int S = sizeof(decltype(tag));
       c2r::make_params(op.shape.rows, op.shape.cols);  // refuses before any allocation
-      void* scratch = op.scratch ? op.scratch : cached_scratch(in_place_rect_scratch_bytes(op.shape, S, rows));
+      const std::int64_t bytes = op.scratch ? 0 : bytes_for(op.shape, S);
+      void* scratch = op.scratch ? op.scratch : bytes > 0 ? cached_scratch(bytes) : nullptr;
       transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op), grid);
     });
     r.add(std::move(v));

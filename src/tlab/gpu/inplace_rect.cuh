@@ -22,8 +22,15 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows);
 void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
                              bool columns_on_grid = false);
 
+// Scratch bytes the transpose of `s` needs with columns_on_grid: none where the shape is
+// coprime, its rows fit a block's shared memory and its columns fit the grid (the passes then
+// all run in place), else in_place_rect_scratch_bytes(s, elem, scratch_rows). With none,
+// `scratch` may be null.
+std::int64_t in_place_rect_grid_scratch_bytes(Shape s, int elem, int scratch_rows);
+
 // c2r's column pass on a coprime shape in place across the grid; false (nothing launched)
-// where the shape or the device does not allow it.
+// where the shape or the device does not allow it, which coprime_on_grid_fits says beforehand.
 bool shuffle_columns_coprime_on_grid(void* matrix, const c2r::Params& p, int elem, cudaStream_t stream);
+bool coprime_on_grid_fits(const c2r::Params& p, int elem);
 
 }  // namespace tlab::gpu

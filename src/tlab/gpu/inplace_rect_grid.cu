@@ -126,7 +126,8 @@ template <int S> bool plan_rounds(const c2r::Params& p, int blocks, std::int64_t
   return true;
 }
 
-template <int S> bool run(void* matrix, const c2r::Params& p, cudaStream_t stream) {
+// The launch's tile and rounds, or false where the device or the shape does not allow one.
+template <int S> bool plan(const c2r::Params& p, int& tile_bytes, Rounds& g) {
   int dev = 0, optin = 0, coop = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
@@ -135,24 +136,46 @@ template <int S> bool run(void* matrix, const c2r::Params& p, cudaStream_t strea
   auto kernel = shuffle_columns_grid<S>;
   // 1 KiB under what a block may opt into (the opt-in limit already excludes the runtime's
   // reserve; the margin is kept because the references were measured with it).
-  const int tile_bytes = optin - 1024;
+  tile_bytes = optin - 1024;
   static unsigned long long smem_allowed = 0;
   word::allow_smem(kernel, static_cast<std::size_t>(tile_bytes), smem_allowed);
   int per_sm = 0;
   TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, tile_bytes));
+  return plan_rounds<S>(p, sm_count() * per_sm, tile_bytes, g);
+}
+
+template <int S> bool run(void* matrix, const c2r::Params& p, cudaStream_t stream) {
+  int tile_bytes = 0;
   Rounds g;
-  if (!plan_rounds<S>(p, sm_count() * per_sm, tile_bytes, g)) return false;
+  if (!plan<S>(p, tile_bytes, g)) return false;
   const int blocks = g.groups * g.per_round;
   auto* a = static_cast<word::Word<S>*>(matrix);
   c2r::Params params = p;
   void* args[] = {&a, &params, &g};
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(kernel), dim3(blocks), dim3(kThreads), args,
-                                        static_cast<std::size_t>(tile_bytes), stream));
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(shuffle_columns_grid<S>), dim3(blocks),
+                                        dim3(kThreads), args, static_cast<std::size_t>(tile_bytes), stream));
   TLAB_CUDA_LAUNCHED();
   return true;
 }
 
+template <int S> bool fits(const c2r::Params& p) {
+  int tile_bytes = 0;
+  Rounds g;
+  return plan<S>(p, tile_bytes, g);
+}
+
 }  // namespace
+
+bool coprime_on_grid_fits(const c2r::Params& p, int elem) {
+  switch (elem) {
+    case 1: return fits<1>(p);
+    case 2: return fits<2>(p);
+    case 4: return fits<4>(p);
+    case 8: return fits<8>(p);
+    case 16: return fits<16>(p);
+  }
+  return false;
+}
 
 bool shuffle_columns_coprime_on_grid(void* matrix, const c2r::Params& p, int elem, cudaStream_t stream) {
   switch (elem) {
