@@ -11,12 +11,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
-#include <stdexcept>
 #include <tuple>
 #include <vector>
 
 #include "tlab/gpu/inplace_rect.cuh"
 #include "tlab/inplace_rect_index.hpp"
+#include "tlab/reference.hpp"
 #include "tlab/registry.hpp"
 #include "tlab/transpose.hpp"
 
@@ -62,6 +62,7 @@ TEST_CASE("c2r's column pass across the grid equals the CPU's gather on coprime 
       std::vector<unsigned char> got = a;
       const bool ran_here = on_grid(got, p, elem);
       CHECK(ran_here == (m >= (elem == 16 ? 128 : 64)));
+      CHECK(tlab::gpu::coprime_on_grid_fits(p, elem) == ran_here);  // the plans' scratch rests on it
       if (!ran_here) {
         CHECK(got == a);  // declined: nothing touched
         continue;
@@ -88,6 +89,7 @@ TEST_CASE("c2r's column pass across the grid stands aside on shapes with a commo
     CAPTURE(n);
     std::vector<unsigned char> a(static_cast<std::size_t>(m * n * elem), 7);
     const std::vector<unsigned char> before = a;
+    CHECK_FALSE(tlab::gpu::coprime_on_grid_fits(tlab::c2r::make_params(m, n), elem));
     CHECK_FALSE(on_grid(a, tlab::c2r::make_params(m, n), elem));
     CHECK(a == before);
   }
@@ -108,17 +110,26 @@ TEST_CASE("c2r-grid holds no scratch where every pass runs in place, and scratch
     CAPTURE(tlab::dtype_name(t));
     CHECK(v.scratch_bytes(t, {16381, 1021}) == 0);  // coprime, rows on chip, strips on the grid
     CHECK(v.scratch_bytes(t, {1000, 250}) > 0);     // a common factor: the rotation goes through scratch
-    CHECK(v.scratch_bytes(t, {5, 70001}) > 0);      // columns too short for the grid
+    CHECK(v.scratch_bytes(t, {5, 1021}) > 0);       // columns too short for the grid
   }
   CHECK(v.scratch_bytes(tlab::DType::c128, {1021, 16381}) > 0);  // rows of 262 KB: the row pass through scratch
   CHECK(v.scratch_bytes(tlab::DType::f32, {1021, 16381}) == 0);
-  // Without scratch where it is needed: refused before anything is launched or written.
+  // Called with no scratch where a pass needs it (a common factor: the rotation and column
+  // passes gather into scratch), the transpose takes a buffer of its own, and is exact.
+  const tlab::Shape s{1000, 250};
+  const std::size_t bytes = static_cast<std::size_t>(s.elements()) * 4;
+  std::vector<unsigned char> in(bytes), want(bytes), got(bytes);
+  tlab::fill_random(in.data(), s.elements(), tlab::DType::f32);
+  tlab::reference_transpose(in.data(), want.data(), s, 4);
   unsigned char* d = nullptr;
-  REQUIRE(cudaMalloc(&d, 1000 * 250 * 4) == cudaSuccess);
-  REQUIRE(cudaMemset(d, 7, 1000 * 250 * 4) == cudaSuccess);
-  CHECK_THROWS_AS(tlab::gpu::transpose_in_place_rect(d, {1000, 250}, 4, nullptr, 256, nullptr, true), std::invalid_argument);
-  std::vector<unsigned char> after(1000 * 250 * 4);
-  REQUIRE(cudaMemcpy(after.data(), d, after.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
-  CHECK(after == std::vector<unsigned char>(after.size(), 7));
+  REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+  for (bool grid : {false, true}) {
+    CAPTURE(grid);
+    REQUIRE(cudaMemcpy(d, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    tlab::gpu::transpose_in_place_rect(d, s, 4, nullptr, 256, nullptr, grid);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(cudaMemcpy(got.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(got == want);
+  }
   REQUIRE(cudaFree(d) == cudaSuccess);
 }

@@ -85,8 +85,9 @@ __device__ __forceinline__ void move_run(word::Word<S>* global, unsigned char* s
 // row to the next, so the loop carries it instead of recomputing it (`step_q` for
 // q + blockDim.x, a^-1 for r + 1, `step_group` for r + gridDim.x R, all mod n).
 //
-// With Wide (1- and 2-byte elements), the run moves in 16-byte words (move_run) and the rows
-// are shuffled from one shared buffer into a second, of R n S + 16 bytes each (rounded up to 16).
+// With Wide (1- and 2-byte elements), the run moves in 16-byte words (move_run); the rows are
+// shuffled from one shared buffer into a second so that they can go back to global memory in
+// whole words too. Each buffer has 16 bytes beyond the run for move_run's lead (up to 15).
 //
 // Indices within the rows are 32-bit: the rows on chip hold at most the shared memory's
 // elements, and 32-bit arithmetic takes fewer issue slots per element (inplace_rect_grid.cu).
@@ -216,6 +217,18 @@ unsigned blocks_for(std::int64_t work) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(work, kBlock), 1, 65535));
 }
 
+// Scratch for callers that pass none (the registered variants; a plan whose passes all run in
+// place): one buffer per device, grown on demand and kept, so that timed repetitions do not
+// allocate, and taken only by a pass that gathers into scratch.
+void* cached_scratch(std::int64_t bytes) {
+  static std::map<int, DeviceBuffer> per_device;
+  int dev = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  DeviceBuffer& b = per_device[dev];
+  if (static_cast<std::int64_t>(b.bytes()) < bytes) b = DeviceBuffer(static_cast<std::size_t>(bytes));
+  return b.get();
+}
+
 template <int S>
 void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on_grid, cudaStream_t stream) {
   using Wd = word::Word<S>;
@@ -223,8 +236,12 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
   auto* a = static_cast<Wd*>(matrix);
   auto* tmp = static_cast<Wd*>(scratch);
   const std::int64_t scratch_elems = in_place_rect_scratch_bytes(s, S, scratch_rows) / S;
+  auto take_scratch = [&] {
+    if (!tmp) tmp = static_cast<Wd*>(cached_scratch(scratch_elems * S));
+  };
   // gather(j0, w) launches the gather of the column batch [j0, j0 + w) into tmp (m x w).
   auto column_pass = [&](auto gather) {
+    take_scratch();
     const std::int64_t width = scratch_elems / p.m;
     for (std::int64_t j0 = 0; j0 < p.n; j0 += width) {
       const std::int64_t w = std::min(width, p.n - j0);
@@ -246,7 +263,7 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
   if (row_bytes <= on_chip_row_bytes()) {
     // About 16 KiB of rows a block where rows are short; long rows take bigger blocks, so
     // that as many loads are in flight with the two blocks an SM then holds (one where rows
-    // pass about 113 KiB).
+    // pass about 113 KiB, or about 56 KiB on the wide path, whose two buffers double them).
     const int R = static_cast<int>(std::clamp<std::int64_t>(16 * 1024 / row_bytes, 1, p.m));
     const int threads = row_bytes > 16 * 1024 ? 1024 : kBlock;
     const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(ceil_div(p.m, R), 65535));
@@ -269,6 +286,7 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
     else
       launch(shuffle_rows_on_chip<S, false, false>);
   } else {
+    take_scratch();
     const std::int64_t height = scratch_elems / p.n;
     for (std::int64_t r0 = 0; r0 < p.m; r0 += height) {
       const std::int64_t h = std::min(height, p.m - r0);
@@ -286,17 +304,6 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
   });
 }
 
-// The registered variant's scratch: one buffer per device, grown on demand and kept, so that
-// timed repetitions do not allocate.
-void* cached_scratch(std::int64_t bytes) {
-  static std::map<int, DeviceBuffer> per_device;
-  int dev = 0;
-  TLAB_CUDA(cudaGetDevice(&dev));
-  DeviceBuffer& b = per_device[dev];
-  if (static_cast<std::int64_t>(b.bytes()) < bytes) b = DeviceBuffer(static_cast<std::size_t>(bytes));
-  return b.get();
-}
-
 }  // namespace
 
 std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows) {
@@ -311,12 +318,6 @@ std::int64_t in_place_rect_grid_scratch_bytes(Shape s, int elem, int scratch_row
 
 void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
                              bool columns_on_grid) {
-  // Where every pass runs in place the caller may pass no scratch; anywhere else that would
-  // be a crash in the first pass that gathers into it.
-  if (!scratch && (columns_on_grid ? in_place_rect_grid_scratch_bytes(s, elem, scratch_rows)
-                                   : in_place_rect_scratch_bytes(s, elem, scratch_rows)) > 0)
-    throw std::invalid_argument("in-place rectangular transpose: a " + to_string(s) +
-                                " matrix needs scratch memory, and none was given");
   switch (elem) {
     case 1: return run<1>(m, s, scratch, scratch_rows, columns_on_grid, stream);
     case 2: return run<2>(m, s, scratch, scratch_rows, columns_on_grid, stream);
@@ -347,17 +348,16 @@ void register_gpu_inplace_rect(Registry& r) {
     v.any_shape = true;
     const int rows = f.rows;
     const bool grid = f.grid;
-    // The grid path's plans hold no scratch where every pass runs in place.
+    // A plan's scratch; none for the grid path where every pass runs in place (computed once,
+    // when the plan is made: a call with none takes a kept buffer only if a pass needs one).
     auto bytes_for = [rows, grid](Shape s, int elem) {
       return grid ? in_place_rect_grid_scratch_bytes(s, elem, rows) : in_place_rect_scratch_bytes(s, elem, rows);
     };
     v.scratch_bytes = [bytes_for](DType t, Shape s) { return bytes_for(s, static_cast<int>(dtype_size(t))); };
-    v.kernels = instantiate_all([rows, grid, bytes_for](auto tag, const Operands& op) {
+    v.kernels = instantiate_all([rows, grid](auto tag, const Operands& op) {
       constexpr int S = sizeof(decltype(tag));
       c2r::make_params(op.shape.rows, op.shape.cols);  // refuses before any allocation
-      const std::int64_t bytes = op.scratch ? 0 : bytes_for(op.shape, S);
-      void* scratch = op.scratch ? op.scratch : bytes > 0 ? cached_scratch(bytes) : nullptr;
-      transpose_in_place_rect(op.out, op.shape, S, scratch, rows, stream_of(op), grid);
+      transpose_in_place_rect(op.out, op.shape, S, op.scratch, rows, stream_of(op), grid);
     });
     r.add(std::move(v));
   }

@@ -17,15 +17,15 @@ std::int64_t in_place_rect_scratch_bytes(Shape s, int elem, int scratch_rows);
 
 // Transposes the m x n matrix at `m` (device memory) into its n x m transpose, in place, on
 // `stream`. `scratch` holds in_place_rect_scratch_bytes(s, elem, scratch_rows) bytes of
-// device memory. `columns_on_grid`: on coprime shapes, the last pass through the shared
-// memory of a cooperative grid where a strip of columns fits (inplace_rect_grid.cu).
+// device memory, or is null: a pass that needs scratch then takes a buffer kept per device.
+// `columns_on_grid`: on coprime shapes, the last pass through the shared memory of a
+// cooperative grid where a strip of columns fits (inplace_rect_grid.cu).
 void transpose_in_place_rect(void* m, Shape s, int elem, void* scratch, int scratch_rows, cudaStream_t stream,
                              bool columns_on_grid = false);
 
 // Scratch bytes the transpose of `s` needs with columns_on_grid: none where the shape is
 // coprime, its rows fit a block's shared memory and its columns fit the grid (the passes then
-// all run in place), else in_place_rect_scratch_bytes(s, elem, scratch_rows). With none,
-// `scratch` may be null.
+// all run in place), else in_place_rect_scratch_bytes(s, elem, scratch_rows).
 std::int64_t in_place_rect_grid_scratch_bytes(Shape s, int elem, int scratch_rows);
 
 // c2r's column pass on a coprime shape in place across the grid; false (nothing launched)
