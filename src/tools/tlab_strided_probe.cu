@@ -13,18 +13,19 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <vector>
+
+#include "tlab/gpu/device_buffer.cuh"
+#include "tlab/gpu/event_timer.cuh"
+#include "tlab/gpu/launch.cuh"
+#include "tlab/stats.hpp"
 
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e == cudaSuccess) return;
-  std::fprintf(stderr, "tlab-strided-probe: %s: %s\n", what, cudaGetErrorString(e));
-  std::exit(1);
-}
+using tlab::gpu::DeviceBuffer;
 
 constexpr int kThreads = 1024, kInFlight = 8;
 
@@ -86,76 +87,54 @@ struct Shape {
   long long cols;  // elements per row = the pitch
 };
 
+// Median seconds of `reps` timed runs of `launch` (after two untimed ones), by the project's
+// event timer.
+template <class Launch> double median_seconds(int reps, Launch launch) {
+  launch();
+  launch();
+  tlab::gpu::EventTimer timer;
+  const tlab::Operands op;  // default stream
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) t.push_back(timer.time([&](const tlab::Operands&) { launch(); }, op));
+  return tlab::summarize(std::move(t)).median;
+}
+
 template <int S>
-float time_one(bool write, typename Elem<S>::T* a, Shape sh, int log_piece, int blocks, long long tile_bytes,
-               unsigned* sink, cudaEvent_t e0, cudaEvent_t e1, int reps) {
+double time_one(bool write, typename Elem<S>::T* a, Shape sh, int log_piece, int blocks, long long tile_bytes,
+                unsigned* sink, int reps) {
   const int piece = 1 << log_piece;
   const int run = static_cast<int>(std::max<long long>(1, tile_bytes / (static_cast<long long>(piece) * S)));
-  auto launch = [&] {
+  return median_seconds(reps, [&] {
     if (write) strips<S, true><<<blocks, kThreads>>>(a, sh.rows, sh.cols, log_piece, run, sink);
     else strips<S, false><<<blocks, kThreads>>>(a, sh.rows, sh.cols, log_piece, run, sink);
-  };
-  launch();
-  launch();
-  check(cudaGetLastError(), "launch");
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    check(cudaEventRecord(e0), "event");
-    launch();
-    check(cudaEventRecord(e1), "event");
-    check(cudaEventSynchronize(e1), "event");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, e0, e1), "elapsed");
-    t.push_back(ms);
-  }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+    TLAB_CUDA_LAUNCHED();
+  });
 }
 
 template <int S> void sweep(Shape sh, int blocks, long long tile_bytes, int reps) {
   using T = typename Elem<S>::T;
   const std::size_t bytes = static_cast<std::size_t>(sh.rows) * sh.cols * S;
-  T* a = nullptr;
-  unsigned* sink = nullptr;
-  check(cudaMalloc(&a, bytes), "cudaMalloc");
-  check(cudaMalloc(&sink, blocks * sizeof(unsigned)), "cudaMalloc");
-  check(cudaMemset(a, 0, bytes), "memset");
-  cudaEvent_t e0{}, e1{};
-  check(cudaEventCreate(&e0), "event");
-  check(cudaEventCreate(&e1), "event");
+  DeviceBuffer in(bytes), out(bytes), sinks(blocks * sizeof(unsigned));
+  auto* a = static_cast<T*>(in.get());
+  auto* sink = static_cast<unsigned*>(sinks.get());
+  TLAB_CUDA(cudaMemset(a, 0, bytes));
   int whole = 0;
   while ((1LL << whole) < sh.cols) ++whole;
   for (int write = 0; write < 2; ++write) {
-    const float ref = time_one<S>(write, a, sh, whole, blocks, tile_bytes, sink, e0, e1, reps);
+    const double ref = time_one<S>(write, a, sh, whole, blocks, tile_bytes, sink, reps);
     for (int lp = 3; lp <= whole; ++lp) {
       const long long piece_bytes = std::min<long long>(1LL << lp, sh.cols) * S;
       if (piece_bytes < 32 || (piece_bytes > 2048 && lp != whole)) continue;
-      const float ms = lp == whole ? ref : time_one<S>(write, a, sh, lp, blocks, tile_bytes, sink, e0, e1, reps);
+      const double sec = lp == whole ? ref : time_one<S>(write, a, sh, lp, blocks, tile_bytes, sink, reps);
       std::printf("%s,%d,%d,%lld,%lld,%s,%.2f,%.1f,%.1f\n", write ? "write" : "read", S, sh.rows, sh.cols * S,
-                  piece_bytes, lp == whole ? "whole-rows" : "strip", ms * 1e3, bytes / (ms * 1e6), 100.0 * ref / ms);
+                  piece_bytes, lp == whole ? "whole-rows" : "strip", sec * 1e6, bytes / (sec * 1e9), 100.0 * ref / sec);
     }
   }
-  float ms_copy = 0;
-  T* b = nullptr;
-  check(cudaMalloc(&b, bytes), "cudaMalloc");
-  check(cudaMemcpy(b, a, bytes, cudaMemcpyDeviceToDevice), "memcpy");
-  std::vector<float> t;
-  for (int r = 0; r < reps; ++r) {
-    check(cudaEventRecord(e0), "event");
-    check(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice), "memcpy");
-    check(cudaEventRecord(e1), "event");
-    check(cudaEventSynchronize(e1), "event");
-    check(cudaEventElapsedTime(&ms_copy, e0, e1), "elapsed");
-    t.push_back(ms_copy);
-  }
-  std::sort(t.begin(), t.end());
-  std::printf("memcpy,%d,%d,%lld,%lld,read+write,%.2f,%.1f,\n", S, sh.rows, sh.cols * S, sh.cols * S, t[t.size() / 2] * 1e3,
-              2.0 * bytes / (t[t.size() / 2] * 1e6));
-  check(cudaFree(b), "cudaFree");
-  check(cudaFree(a), "cudaFree");
-  check(cudaFree(sink), "cudaFree");
-  check(cudaEventDestroy(e0), "event");
-  check(cudaEventDestroy(e1), "event");
+  const double copy = median_seconds(reps, [&] {
+    TLAB_CUDA(cudaMemcpyAsync(out.get(), in.get(), bytes, cudaMemcpyDeviceToDevice));
+  });
+  std::printf("memcpy,%d,%d,%lld,%lld,read+write,%.2f,%.1f,\n", S, sh.rows, sh.cols * S, sh.cols * S, copy * 1e6,
+              2.0 * bytes / (copy * 1e9));
 }
 
 }  // namespace
@@ -165,21 +144,25 @@ int main(int argc, char**) {
     std::fprintf(stderr, "usage: tlab-strided-probe (no arguments; CSV on stdout)\n");
     return 2;
   }
-  int dev = 0, sms = 0, optin = 0;
-  check(cudaGetDevice(&dev), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "attribute");
-  check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "attribute");
-  const long long tile = optin - 1024;  // what the grid pass's tile holds
-  const int reps = 15;
-  std::printf("mode,elem_bytes,rows,pitch_bytes,piece_bytes,pattern,median_us,gb_per_s,pct_of_whole_rows\n");
-  // The shapes of experiment 13's coprime pair, and an aligned pitch.
-  const Shape shapes[] = {{16381, 1021}, {1021, 16381}, {16384, 1024}};
-  for (const Shape& sh : shapes) {
-    sweep<1>(sh, sms, tile, reps);
-    sweep<2>(sh, sms, tile, reps);
-    sweep<4>(sh, sms, tile, reps);
-    sweep<8>(sh, sms, tile, reps);
-    sweep<16>(sh, sms, tile, reps);
+  try {
+    int dev = 0, optin = 0;
+    TLAB_CUDA(cudaGetDevice(&dev));
+    TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    const long long tile = optin - 1024;  // what the grid pass's tile holds
+    const int sms = tlab::gpu::sm_count(), reps = 15;
+    std::printf("mode,elem_bytes,rows,pitch_bytes,piece_bytes,pattern,median_us,gb_per_s,pct_of_whole_rows\n");
+    // The shapes of experiment 13's coprime pair, and an aligned pitch.
+    const Shape shapes[] = {{16381, 1021}, {1021, 16381}, {16384, 1024}};
+    for (const Shape& sh : shapes) {
+      sweep<1>(sh, sms, tile, reps);
+      sweep<2>(sh, sms, tile, reps);
+      sweep<4>(sh, sms, tile, reps);
+      sweep<8>(sh, sms, tile, reps);
+      sweep<16>(sh, sms, tile, reps);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tlab-strided-probe: %s\n", e.what());
+    return 1;
   }
   return 0;
 }

@@ -87,17 +87,23 @@ __device__ __forceinline__ void move_run(word::Word<S>* global, unsigned char* s
 //
 // With Wide (1- and 2-byte elements), the run moves in 16-byte words (move_run); the rows are
 // shuffled from one shared buffer into a second so that they can go back to global memory in
-// whole words too. Each buffer has 16 bytes beyond the run for move_run's lead (up to 15).
+// whole words too (wide_buffer_bytes each).
 //
 // Indices within the rows are 32-bit: the rows on chip hold at most the shared memory's
 // elements, and 32-bit arithmetic takes fewer issue slots per element (inplace_rect_grid.cu).
+// Each of the wide path's two shared buffers for a run of `run_bytes`: 16 bytes more for the
+// lead, rounded up to whole 16-byte words so that the second buffer starts on one.
+__host__ __device__ constexpr std::int64_t wide_buffer_bytes(std::int64_t run_bytes) {
+  return (run_bytes + 31) / 16 * 16;
+}
+
 template <int S, bool Coprime, bool Wide>
 __global__ void __launch_bounds__(1024) shuffle_rows_on_chip(word::Word<S>* __restrict__ a, c2r::Params p, int R,
                                                              int step_q, int step_group) {
   constexpr int kLoads = 8;
   extern __shared__ __align__(16) unsigned char row_raw[];
   const int n = static_cast<int>(p.n), a_inv = static_cast<int>(p.a_inv), threads = static_cast<int>(blockDim.x);
-  const int buffer = (R * n * S + 31) / 16 * 16;  // Wide: the shuffled rows' buffer, 16-byte aligned
+  const int buffer = static_cast<int>(wide_buffer_bytes(R * n * S));  // Wide: where the shuffled rows go
   int v_first = 0;  // the source column of (the block's first row, threadIdx.x)
   if (Coprime)
     v_first = static_cast<int>(
@@ -259,7 +265,7 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
   if (p.c > 1) column_pass(gather_general(gather_columns<S, Pass::rotate>));
   const std::int64_t row_bytes = p.n * S;
   // 1- and 2-byte rows in 16-byte words, through two buffers, where both fit.
-  const bool wide = S <= 2 && 2 * ((row_bytes + 31) / 16 * 16) <= on_chip_row_bytes();
+  const bool wide = S <= 2 && 2 * wide_buffer_bytes(row_bytes) <= on_chip_row_bytes();
   if (row_bytes <= on_chip_row_bytes()) {
     // About 16 KiB of rows a block where rows are short; long rows take bigger blocks, so
     // that as many loads are in flight with the two blocks an SM then holds (one where rows
@@ -267,7 +273,7 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
     const int R = static_cast<int>(std::clamp<std::int64_t>(16 * 1024 / row_bytes, 1, p.m));
     const int threads = row_bytes > 16 * 1024 ? 1024 : kBlock;
     const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(ceil_div(p.m, R), 65535));
-    const std::int64_t smem = wide ? 2 * ((R * row_bytes + 31) / 16 * 16) : R * row_bytes;
+    const std::int64_t smem = wide ? 2 * wide_buffer_bytes(R * row_bytes) : R * row_bytes;
     auto launch = [&](auto kernel) {
       if (smem > 48 * 1024)
         TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
