@@ -23,12 +23,13 @@ tlab::Executor& gpu() { return *tlab::executor_for(tlab::Backend::gpu, nullptr);
 bool small_only() { return std::getenv("TLAB_GPU_TEST_SMALL") != nullptr; }
 
 // 515 x 513 and 2049 x 2051: interior tiles of every word size whose rows start off a word
-// (the shifted path), and a last row whose shifted load would read past the matrix.
+// (the shifted path), and a last row whose shifted load would read past the matrix. 1001 and
+// 2051 squares: the same for the in-place kernels, with interior tile pairs at every offset.
 std::vector<tlab::Shape> awkward_shapes() {
-  std::vector<tlab::Shape> s{{1, 1}, {1, 7}, {7, 1}, {2, 2}, {31, 33}, {33, 31}, {97, 101}, {100, 100}, {129, 129}, {17, 1000}, {515, 513}};
+  std::vector<tlab::Shape> s{{1, 1}, {1, 7}, {7, 1}, {2, 2}, {31, 33}, {33, 31}, {97, 101}, {100, 100}, {129, 129}, {17, 1000}, {515, 513}, {1001, 1001}};
   if (!small_only()) {
     // Non-multiples of every tile, and more tile rows than gridDim.y allows (65535).
-    for (tlab::Shape x : {tlab::Shape{1000, 17}, {257, 255}, {1000, 1000}, {4000, 4000}, {2049, 2051}, {70001, 5}, {5, 70001}, {2100001, 1}})
+    for (tlab::Shape x : {tlab::Shape{1000, 17}, {257, 255}, {1000, 1000}, {4000, 4000}, {2049, 2051}, {2051, 2051}, {70001, 5}, {5, 70001}, {2100001, 1}})
       s.push_back(x);
   }
   return s;
@@ -305,4 +306,39 @@ TEST_CASE("the sector-cut kernel: buffers at any offset in a sector, nothing wri
           ++checked;
         }
   CHECK(checked == expected);
+}
+
+// The in-place word kernels read whole aligned words around each row piece (the shifted
+// loads) and store element runs where rows are off a word: a matrix that starts anywhere in a
+// word (element offsets 0 .. 3) must be transposed exactly, and no byte around it may change.
+TEST_CASE("in-place word kernels: a matrix at any offset in a word, nothing written outside it") {
+  int checked = 0;
+  for (const tlab::Variant* v : tlab::registry().matching("gpu/word-inplace/*"))
+    for (tlab::DType t : v->dtypes())
+      for (std::int64_t n : {std::int64_t{7}, std::int64_t{129}, std::int64_t{301}, std::int64_t{1001}})
+        for (int off : {0, 1, 3}) {
+          const std::size_t e = tlab::dtype_size(t), bytes = static_cast<std::size_t>(n * n) * e, guard = 128;
+          CAPTURE(v->name);
+          CAPTURE(tlab::dtype_name(t));
+          CAPTURE(n);
+          CAPTURE(off);
+          std::vector<unsigned char> in(bytes), want(bytes + 2 * guard, 0x5A), got(bytes + 2 * guard);
+          tlab::fill_random(in.data(), n * n, t);
+          tlab::reference_transpose(in.data(), want.data() + guard + off * e, {n, n}, e);
+          std::vector<unsigned char> start(bytes + 2 * guard, 0x5A);
+          std::memcpy(start.data() + guard + off * e, in.data(), bytes);
+          unsigned char* a = nullptr;
+          REQUIRE(cudaMalloc(&a, start.size()) == cudaSuccess);
+          REQUIRE(cudaMemcpy(a, start.data(), start.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+          tlab::Operands op;
+          op.in = op.out = a + guard + off * e;
+          op.shape = {n, n};
+          v->kernels.at(t)(op);
+          REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+          REQUIRE(cudaMemcpy(got.data(), a, got.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+          cudaFree(a);
+          CHECK(got == want);
+          ++checked;
+        }
+  CHECK(checked >= 6 * 4 * 3);  // six (variant, type) pairs or more, four sides, three offsets
 }
