@@ -102,7 +102,8 @@ void register_gpu_peers(Registry& r) {
   r.add(std::move(copy_v));
 
   Variant wide_v = gpu_variant("gpu/copy-kernel-wide", "peer-copy", Placement::out_of_place, {},
-                               "copy kernel moving 16-byte words, eight in flight per thread over consecutive 4 KiB pieces: the roofline's own check");
+                               "copy kernel moving 16-byte words, eight in flight per thread (four for small matrices) over consecutive 4 KiB pieces: "
+                               "the roofline's own check");
   wide_v.produces = Produces::copy;
   wide_v.kernels = instantiate_all([](auto tag, const Operands& op) {
     const std::int64_t bytes = op.shape.elements() * static_cast<std::int64_t>(sizeof(decltype(tag)));
