@@ -21,6 +21,7 @@
 #include "tlab/gpu/device_buffer.cuh"
 #include "tlab/gpu/event_timer.cuh"
 #include "tlab/gpu/launch.cuh"
+#include "tlab/gpu/word_tile.cuh"
 #include "tlab/stats.hpp"
 
 namespace {
@@ -29,27 +30,23 @@ using tlab::gpu::DeviceBuffer;
 
 constexpr int kThreads = 1024, kInFlight = 8;
 
-template <int S> struct Elem;
-template <> struct Elem<1> { using T = std::uint8_t; };
-template <> struct Elem<2> { using T = std::uint16_t; };
-template <> struct Elem<4> { using T = std::uint32_t; };
-template <> struct Elem<8> { using T = unsigned long long; };
-template <> struct Elem<16> { using T = uint4; };
+template <int S> using Elem = tlab::gpu::word::Word<S>;  // an S-byte element, loaded whole
 
 __device__ inline unsigned fold(std::uint8_t x) { return x; }
 __device__ inline unsigned fold(std::uint16_t x) { return x; }
-__device__ inline unsigned fold(std::uint32_t x) { return x; }
-__device__ inline unsigned fold(unsigned long long x) { return static_cast<unsigned>(x ^ (x >> 32)); }
+__device__ inline unsigned fold(unsigned x) { return x; }
+__device__ inline unsigned fold(uint2 x) { return x.x ^ x.y; }
 __device__ inline unsigned fold(uint4 x) { return x.x ^ x.y ^ x.z ^ x.w; }
 template <class T> __device__ inline T make(unsigned v) { return static_cast<T>(v); }
+template <> __device__ inline uint2 make<uint2>(unsigned v) { return make_uint2(v, v); }
 template <> __device__ inline uint4 make<uint4>(unsigned v) { return make_uint4(v, v, v, v); }
 
 // Pieces of 2^log_piece elements; tasks numbered strip-fastest, so the blocks of a wave read
 // adjacent strips of one run of rows.
 template <int S, bool kWrite>
-__global__ void __launch_bounds__(kThreads, 1) strips(typename Elem<S>::T* a, int rows, long long pitch,
+__global__ void __launch_bounds__(kThreads, 1) strips(Elem<S>* a, int rows, long long pitch,
                                                      int log_piece, int run, unsigned* sink) {
-  using T = typename Elem<S>::T;
+  using T = Elem<S>;
   const int piece = 1 << log_piece;
   const long long nstrips = (pitch + piece - 1) / piece, runs = (rows + run - 1) / run;
   unsigned acc = 0;
@@ -100,7 +97,7 @@ template <class Launch> double median_seconds(int reps, Launch launch) {
 }
 
 template <int S>
-double time_one(bool write, typename Elem<S>::T* a, Shape sh, int log_piece, int blocks, long long tile_bytes,
+double time_one(bool write, Elem<S>* a, Shape sh, int log_piece, int blocks, long long tile_bytes,
                 unsigned* sink, int reps) {
   const int piece = 1 << log_piece;
   const int run = static_cast<int>(std::max<long long>(1, tile_bytes / (static_cast<long long>(piece) * S)));
@@ -112,7 +109,7 @@ double time_one(bool write, typename Elem<S>::T* a, Shape sh, int log_piece, int
 }
 
 template <int S> void sweep(Shape sh, int blocks, long long tile_bytes, int reps) {
-  using T = typename Elem<S>::T;
+  using T = Elem<S>;
   const std::size_t bytes = static_cast<std::size_t>(sh.rows) * sh.cols * S;
   DeviceBuffer in(bytes), out(bytes), sinks(blocks * sizeof(unsigned));
   auto* a = static_cast<T*>(in.get());

@@ -21,7 +21,7 @@ copy_rows_kernel(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const 
   for (std::int64_t r = blockIdx.x * per_block + threadIdx.x / lanes; r < rows; r += gridDim.x * per_block) {
     const V* from = reinterpret_cast<const V*>(src + r * src_pitch);
     V* to = reinterpret_cast<V*>(dst + r * dst_pitch);
-    copy_strided<kUnroll>(from, to, lane, words, lanes);
+    copy_strided<kUnroll>(from, to, lane, words, lanes, kUnroll * lanes);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "tlab/gpu/copy_strided.cuh"
 #include "tlab/gpu/launch.cuh"
 
 namespace tlab::gpu {
@@ -21,30 +22,20 @@ template <typename T> __global__ void copy_elements(const T* __restrict__ in, T*
 // so that each block streams through U x 4 KiB of contiguous memory a step: 1-3 points of
 // memcpy faster than U loads a grid apart (performance notes, section 9, "The copy kernel's
 // order"). The bytes past the last whole word go one at a time.
+constexpr int kCopyThreads = 256;  // a block, and a piece in words: one per thread
 template <int U>
-__global__ void __launch_bounds__(256) copy_words(const uint4* __restrict__ in, uint4* __restrict__ out, std::int64_t words,
+__global__ void __launch_bounds__(kCopyThreads) copy_words(const uint4* __restrict__ in, uint4* __restrict__ out, std::int64_t words,
                                                   const unsigned char* __restrict__ in_tail, unsigned char* __restrict__ out_tail,
                                                   int tail) {
-  constexpr int kPiece = 256;  // words: one per thread
   if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) out_tail[threadIdx.x] = in_tail[threadIdx.x];
-  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * U * kPiece;
-  std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * U * kPiece + threadIdx.x;
-  for (; i + (U - 1) * kPiece < words; i += step) {
-    uint4 v[U];
-#pragma unroll
-    for (int u = 0; u < U; ++u) v[u] = in[i + u * kPiece];
-#pragma unroll
-    for (int u = 0; u < U; ++u) out[i + u * kPiece] = v[u];
-  }
-#pragma unroll
-  for (int u = 0; u < U; ++u)
-    if (i + u * kPiece < words) out[i + u * kPiece] = in[i + u * kPiece];
+  copy_strided<U>(in, out, static_cast<std::int64_t>(blockIdx.x) * U * kCopyThreads + threadIdx.x, words, kCopyThreads,
+                  static_cast<std::int64_t>(gridDim.x) * U * kCopyThreads);
 }
 
 template <int U> void launch_copy_words(const unsigned char* in, unsigned char* out, std::int64_t bytes, cudaStream_t stream) {
   const std::int64_t words = bytes / 16;
-  const std::int64_t blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(words, U * 256), 8LL * sm_count()));
-  copy_words<U><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(reinterpret_cast<const uint4*>(in), reinterpret_cast<uint4*>(out),
+  const std::int64_t blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(ceil_div(words, U * kCopyThreads), 8LL * sm_count()));
+  copy_words<U><<<static_cast<unsigned>(blocks), kCopyThreads, 0, stream>>>(reinterpret_cast<const uint4*>(in), reinterpret_cast<uint4*>(out),
                                                                    words, in + words * 16, out + words * 16,
                                                                    static_cast<int>(bytes % 16));
   TLAB_CUDA_LAUNCHED();
@@ -113,7 +104,7 @@ void register_gpu_peers(Registry& r) {
       throw std::invalid_argument("gpu/copy-kernel-wide needs 16-byte aligned buffers");
     // Eight words in flight where the matrix gives every resident block a step of eight pieces,
     // else four, so that a smaller matrix still keeps every block busy.
-    if (bytes / 16 >= 8LL * 256 * 8 * sm_count())
+    if (bytes / 16 >= 8LL * kCopyThreads * 8 * sm_count())
       launch_copy_words<8>(in, out, bytes, stream_of(op));
     else
       launch_copy_words<4>(in, out, bytes, stream_of(op));
