@@ -120,7 +120,13 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 8) == "odd");
   CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 16) == "odd");
   CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "unaligned");
-  CHECK(tuning::shape_class({100, 101}, Placement::in_place, 4) == "rect");
+  // Rectangles in place: up to 16 MiB a class of their own (one pass through the GPU's shared
+  // memory can hold them), "rect" above.
+  CHECK(tuning::shape_class({100, 101}, Placement::in_place, 4) == "rect-small");
+  CHECK(tuning::shape_class({4096, 1024}, Placement::in_place, 4) == "rect-small");
+  CHECK(tuning::shape_class({4097, 1024}, Placement::in_place, 4) == "rect");
+  CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 1) == "rect-small");
+  CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 2) == "rect");
 }
 
 TEST_CASE("tuning tables: written atomically, read back, refused with the line when malformed") {

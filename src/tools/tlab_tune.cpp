@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <ctime>
 #include <iostream>
 #include <string>
@@ -22,17 +23,17 @@ namespace {
 struct Case {
   Placement placement;
   std::string shape_class;
-  std::vector<Shape> shapes;  // empty for "odd" (both placements): odd_sides()
+  std::vector<Shape> shapes;  // empty: by element size (sides_for)
 };
 
 // A kernel is chosen for a whole class, so it is scored on more than one of its shapes: with a
 // single shape, run-to-run noise between kernels within a point of each other picked ones that
 // are not the best elsewhere in the class. Two shapes per class (four for "square": 6152 is a
 // square of whole lines only for 16-byte elements, off every tile, and 16384 is as large as
-// the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place "rect",
-// whose kernels refuse different shapes), large enough that the memory system, not launch
-// latency, decides (except "small", where latency is the point). Shapes outside the class
-// for an element size are skipped.
+// the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place "rect"
+// and "rect-small", whose kernels refuse different shapes), large enough that the memory
+// system, not launch latency, decides (except "small", where latency is the point). Shapes
+// outside the class for an element size are skipped.
 const std::vector<Case>& cases() {
   static const std::vector<Case> c{{Placement::out_of_place, "square", {{8192, 8192}, {6144, 6144}, {6152, 6152}, {16384, 16384}}},
                                    {Placement::out_of_place, "tall", {{16384, 1024}, {65536, 256}}},
@@ -44,7 +45,8 @@ const std::vector<Case>& cases() {
                                    {Placement::in_place, "unaligned", {{8191, 8191}, {4099, 4099}}},
                                    {Placement::in_place, "odd", {}},
                                    {Placement::in_place, "square", {{8192, 8192}, {6144, 6144}}},
-                                   {Placement::in_place, "rect", {{8192, 2048}}}};
+                                   {Placement::in_place, "rect-small", {}},
+                                   {Placement::in_place, "rect", {{8192, 4096}}}};
   return c;
 }
 
@@ -54,6 +56,13 @@ const std::vector<Case>& cases() {
 std::vector<Shape> odd_sides(std::size_t elem) {
   const std::int64_t d = std::max<std::int64_t>(16 / static_cast<std::int64_t>(elem), 1);
   return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
+}
+
+// The shapes of a class given by element size: "odd" as above; "rect-small" at the top of
+// the class, 16 MiB: 8192 x 2048 bytes, 8192 x 128 complex128.
+std::vector<Shape> sides_for(const Case& c, std::size_t elem) {
+  if (c.shape_class == "rect-small") return {{8192, 2048 / static_cast<std::int64_t>(elem)}};
+  return odd_sides(elem);
 }
 
 // The families worth tuning over: our kernels that can win somewhere (not the seeds'
@@ -73,14 +82,25 @@ bool host_holds(double bytes) {
 }
 
 int usage(const char* why) {
-  std::cerr << "tlab-tune: " << why << "\nusage: tlab-tune [--out DIR] [--budget SECONDS]\n";
+  std::cerr << "tlab-tune: " << why << "\nusage: tlab-tune [--out DIR] [--budget SECONDS] [--class NAME]\n";
   return 2;
+}
+
+// The rows of the table at `path` for other classes than `only` (all of them where `only` is
+// empty: a full run replaces the table), so that a run for one class keeps the rest.
+std::vector<tuning::Row> kept_rows(const std::string& path, const std::string& only) {
+  if (only.empty() || !std::filesystem::exists(path)) return {};
+  std::vector<tuning::Row> kept;
+  for (tuning::Row& r : tuning::read_table(path))
+    if (r.shape != only) kept.push_back(std::move(r));
+  return kept;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string out_dir = std::string(TLAB_SOURCE_DIR) + "/tuning";
+  std::string only_class;  // --class: tune this class alone and keep the table's other rows
   TimingPolicy policy;
   policy.warmup = 1;
   policy.min_reps = 7;
@@ -89,12 +109,17 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
-    else if (a == "--budget" && i + 1 < argc) {
+    else if (a == "--class" && i + 1 < argc) {
+      only_class = argv[++i];
+      if (std::none_of(cases().begin(), cases().end(), [&](const Case& c) { return c.shape_class == only_class; }))
+        return usage(("no shape class '" + only_class + "'").c_str());
+    } else if (a == "--budget" && i + 1 < argc) {
       policy.budget_s = std::atof(argv[++i]);
       if (!(policy.budget_s > 0 && policy.budget_s <= 60)) return usage("--budget wants seconds in (0, 60]");
     } else if (a == "--help" || a == "-h") {
-      std::cout << "tlab-tune [--out DIR] [--budget SECONDS]: measure every candidate kernel on this GPU and\n"
-                   "write DIR/<gpu>.tsv (default DIR: the source tree's tuning/)\n";
+      std::cout << "tlab-tune [--out DIR] [--budget SECONDS] [--class NAME]: measure every candidate kernel on this\n"
+                   "GPU and write DIR/<gpu>.tsv (default DIR: the source tree's tuning/); with --class, only that\n"
+                   "shape class, keeping the table's rows for the others\n";
       return 0;
     } else {
       return usage(("unknown argument '" + a + "'").c_str());
@@ -115,8 +140,9 @@ int main(int argc, char** argv) {
   try {
     for (DType t : {DType::u8, DType::u16, DType::f32, DType::f64, DType::c128})
       for (const Case& c : cases()) {
+        if (!only_class.empty() && c.shape_class != only_class) continue;
         std::vector<Shape> shapes;
-        for (const Shape& s : c.shapes.empty() ? odd_sides(dtype_size(t)) : c.shapes) {
+        for (const Shape& s : c.shapes.empty() ? sides_for(c, dtype_size(t)) : c.shapes) {
           if (tuning::shape_class(s, c.placement, dtype_size(t)) != c.shape_class) continue;  // 16 B: always aligned
           // A shape this GPU or host cannot hold is left out (said once), not a failed tuning run.
           const double bytes = static_cast<double>(s.elements()) * static_cast<double>(dtype_size(t));
@@ -171,7 +197,18 @@ int main(int argc, char** argv) {
                   << best->second->name << "  " << note << std::endl;
       }
     const std::string path = out_dir + "/" + tuning::file_name_for(dev.name);
-    tuning::write_table(path, rows);
+    std::vector<tuning::Row> table = kept_rows(path, only_class);
+    table.insert(table.end(), rows.begin(), rows.end());
+    // By element size, then in the order of cases(), as a full run writes them.
+    const auto order = [](const tuning::Row& r) {
+      const auto& cs = cases();
+      const auto at = std::find_if(cs.begin(), cs.end(), [&](const Case& c) {
+        return c.shape_class == r.shape && placement_name(c.placement) == r.placement;
+      });
+      return std::make_pair(r.elem_bytes, at - cs.begin());
+    };
+    std::stable_sort(table.begin(), table.end(), [&](const tuning::Row& x, const tuning::Row& y) { return order(x) < order(y); });
+    tuning::write_table(path, table);
     std::cout << "tlab-tune: wrote " << path << "\n";
   } catch (const std::exception& e) {
     std::cerr << "tlab-tune: " << e.what() << "\n";

@@ -11,9 +11,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <tuple>
 #include <vector>
 
+#include "tlab/gpu/inplace_on_grid.cuh"
 #include "tlab/gpu/inplace_rect.cuh"
 #include "tlab/inplace_rect_index.hpp"
 #include "tlab/reference.hpp"
@@ -95,13 +97,24 @@ TEST_CASE("c2r's column pass across the grid stands aside on shapes with a commo
   }
 }
 
-TEST_CASE("the library's in-place plan takes c2r-grid where the sides share no factor, the blocks where they share one") {
+TEST_CASE("the library's in-place plan: the grid's shared memory where the matrix fits it, else c2r-grid where the sides share no factor, the blocks where they share one") {
+  int on_grid_taken = 0;
   for (tlab::DType t : tlab::all_dtypes()) {
     CAPTURE(tlab::dtype_name(t));
-    CHECK(tlab::Plan(t, 16381, 1021, tlab::Placement::in_place).kernel() == "gpu/inplace-rect/c2r-grid");
-    CHECK(tlab::Plan(t, 1000, 257, tlab::Placement::in_place).kernel() == "gpu/inplace-rect/c2r-grid");
-    CHECK(tlab::Plan(t, 16384, 1024, tlab::Placement::in_place).kernel() == "gpu/inplace-rect/blocks");
+    // These shapes are in the class "rect-small" wherever they fit the grid of an H100 or an
+    // H200 (up to 16 MiB), and in "rect", whose tables name the blocks, where they do not.
+    auto want = [&](tlab::Shape s, const char* otherwise) {
+      const bool fits = tlab::gpu::in_place_on_grid_fits(s, static_cast<int>(tlab::dtype_size(t)));
+      on_grid_taken += fits;
+      return std::string(fits ? "gpu/inplace-rect/on-grid" : otherwise);
+    };
+    CHECK(tlab::Plan(t, 16381, 1021, tlab::Placement::in_place).kernel() == want({16381, 1021}, "gpu/inplace-rect/c2r-grid"));
+    CHECK(tlab::Plan(t, 1000, 257, tlab::Placement::in_place).kernel() == want({1000, 257}, "gpu/inplace-rect/c2r-grid"));
+    CHECK(tlab::Plan(t, 16384, 1024, tlab::Placement::in_place).kernel() == want({16384, 1024}, "gpu/inplace-rect/blocks"));
   }
+  // 1000 x 257 of every type (4 MB at most) fits the shared memory of any GPU of 30 SMs and
+  // 160 KiB each.
+  CHECK(on_grid_taken >= static_cast<int>(tlab::all_dtypes().size()));
 }
 
 TEST_CASE("c2r-grid holds no scratch where every pass runs in place, and scratch wherever one does not") {

@@ -15,6 +15,7 @@
 #include "tlab/executor.hpp"
 #include "tlab/experiment.hpp"
 #include "tlab/reference.hpp"
+#include "guarded_in_place.hpp"
 
 namespace {
 tlab::Executor& gpu() { return *tlab::executor_for(tlab::Backend::gpu, nullptr); }
@@ -320,27 +321,16 @@ TEST_CASE("in-place word kernels: a matrix at any offset in a word, nothing writ
     for (tlab::DType t : v->dtypes())
       for (std::int64_t n : {std::int64_t{7}, std::int64_t{129}, std::int64_t{300}, std::int64_t{301}, std::int64_t{1001}})
         for (int off : {0, 1, 3}) {
-          const std::size_t e = tlab::dtype_size(t), bytes = static_cast<std::size_t>(n * n) * e, guard = 128;
           CAPTURE(v->name);
           CAPTURE(tlab::dtype_name(t));
           CAPTURE(n);
           CAPTURE(off);
-          std::vector<unsigned char> in(bytes), want(bytes + 2 * guard, 0x5A), got(bytes + 2 * guard);
-          tlab::fill_random(in.data(), n * n, t);
-          tlab::reference_transpose(in.data(), want.data() + guard + off * e, {n, n}, e);
-          std::vector<unsigned char> start(bytes + 2 * guard, 0x5A);
-          std::memcpy(start.data() + guard + off * e, in.data(), bytes);
-          unsigned char* raw = nullptr;
-          REQUIRE(cudaMalloc(&raw, start.size()) == cudaSuccess);
-          const std::unique_ptr<unsigned char, cudaError_t (*)(void*)> a(raw, cudaFree);
-          REQUIRE(cudaMemcpy(a.get(), start.data(), start.size(), cudaMemcpyHostToDevice) == cudaSuccess);
-          tlab::Operands op;
-          op.in = op.out = a.get() + guard + off * e;
-          op.shape = {n, n};
-          v->kernels.at(t)(op);
-          REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-          REQUIRE(cudaMemcpy(got.data(), a.get(), got.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
-          CHECK(got == want);
+          CHECK(tlab_test::transposed_within_guards(t, {n, n}, off, 128, 0x5A, [&](unsigned char* m) {
+            tlab::Operands op;
+            op.in = op.out = m;
+            op.shape = {n, n};
+            v->kernels.at(t)(op);
+          }));
           ++checked;
         }
   // Six variants of two to five types each (22 pairs when written): a registry that lost some

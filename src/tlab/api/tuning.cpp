@@ -19,7 +19,8 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
   const auto e = static_cast<std::int64_t>(elem);
   const bool unaligned = (s.rows * e) % 16 || (s.cols * e) % 16;
   const bool off_lines = (s.rows * e) % 128 || (s.cols * e) % 128;
-  if (p == Placement::in_place) return !s.square() ? "rect" : unaligned ? "unaligned" : off_lines ? "odd" : "square";
+  if (p == Placement::in_place && !s.square()) return s.elements() * e <= kRectSmallBytes ? "rect-small" : "rect";
+  if (p == Placement::in_place) return unaligned ? "unaligned" : off_lines ? "odd" : "square";
   if (s.elements() < (std::int64_t{1} << 20)) return "small";
   if (unaligned) return "unaligned";
   if (off_lines) return "odd";
@@ -131,8 +132,10 @@ std::vector<std::string> default_variants(std::size_t elem, Placement p, Shape s
   // with the larger scratch and, on coprime shapes, the column pass across the grid (faster at
   // the coprime shapes measured, and the same code as c2r-r256 elsewhere; at 65536 x 256,
   // which the blocks take, the smaller scratch of c2r is ahead: performance notes, section 9).
+  // Where the matrix fits the GPU's shared memory, one pass through it comes first.
   if (in_place && !s.square())
-    return m == Memory::device ? std::vector<std::string>{"gpu/inplace-rect/blocks", "gpu/inplace-rect/c2r-grid"}
+    return m == Memory::device ? std::vector<std::string>{"gpu/inplace-rect/on-grid", "gpu/inplace-rect/blocks",
+                                                          "gpu/inplace-rect/c2r-grid"}
                                : std::vector<std::string>{"cpu/inplace-rect/c2r"};
   if (m == Memory::pinned_host && !in_place && (elem == 4 || elem == 8)) return {"gpu/rect/r256c32x8"};
   const char* by_size[] = {"w4", "w4", "w8", "w16", "w16"};  // 1, 2, 4, 8, 16 bytes

@@ -3,6 +3,7 @@
 // $TLAB_TUNING_DIR, the installed data folder and the source tree's tuning/ folder, in that
 // order; a built-in default answers where no table does.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,11 @@ namespace tlab::tuning {
 // whole number of 16-byte words (no whole-word access: 8191 x 8191 bytes, say); "odd" when
 // the rows are whole words but not whole 128-byte lines (8200 x 8200 doubles: tiles then
 // start off a sector); "medium" (< 2^24 elements: the matrix is within a few L2 sizes); else
-// "tall" (rows >= 4 cols), "wide" (cols >= 4 rows) or "square". In place: "rect" for m != n,
-// else "unaligned", "odd" or "square", as above.
+// "tall" (rows >= 4 cols), "wide" (cols >= 4 rows) or "square". In place: for m != n,
+// "rect-small" up to kRectSmallBytes (a matrix the shared memory of an H100's or an H200's
+// grid holds whole, with room for the tiles' rounding) and "rect" above; for squares
+// "unaligned", "odd" or "square", as above.
+constexpr std::int64_t kRectSmallBytes = std::int64_t{16} << 20;
 std::string shape_class(Shape s, Placement p, std::size_t elem);
 
 struct Row {

@@ -1,0 +1,314 @@
+// In place, any m x n, in one read and one write of each element, where the whole matrix fits
+// the shared memory of a grid of one block per SM: every block reads one h x w tile of the
+// input into its shared memory, a grid-wide barrier waits until every tile is on chip, and
+// every block writes its tile transposed to where it belongs in the n x m result, the same
+// bytes. c2r (inplace_rect.cu) needs two passes at least, so it cannot pass half a copy's
+// rate; this needs the GPU's shared memory to hold the matrix (about 29 MiB on an H100 or an
+// H200), so it serves the smaller matrices (performance notes, section 9, "The whole matrix
+// on the grid"). Both phases move aligned 16-byte words of global memory, so that a warp
+// issues as few instructions per byte as a copy does: the layout below serves that.
+#include <cooperative_groups.h>
+
+#include <algorithm>
+
+#include "tlab/gpu/inplace_on_grid.cuh"
+#include "tlab/gpu/launch.cuh"
+#include "tlab/gpu/word_tile.cuh"
+
+namespace tlab::gpu {
+namespace {
+
+constexpr int kThreads = 1024, kWarps = kThreads / 32;
+
+// The tile lives in shared memory column by column (a column is one output piece of h
+// elements, then rows up to a multiple of R, then padding): column c starts at byte
+// c * pitch + K * (c / G), K = max(4, S), G = 16 / S (the elements of a 16-byte word).
+//
+// A warp reads a row piece as 16-byte words realigned to the piece (word j holds columns
+// G j .. G j + G - 1), so lanes are G columns apart; the skew of K every G columns, with a
+// pitch such that G * pitch / K is even, puts their stores into 32 different banks (16 or 8
+// lanes of 8- or 16-byte stores into different bank groups). Below 4 bytes a warp takes R = 4
+// / S consecutive rows at once and transposes R x R blocks in registers, so that every store
+// to shared memory is a 4-byte word (R rows of one column).
+template <int S> struct Columns {
+  static constexpr int K = S < 4 ? 4 : S, G = 16 / S >= 1 ? 16 / S : 1, R = S < 4 ? 4 / S : 1;
+  static int pitch(std::int64_t h) {
+    std::int64_t p = ceil_div(h, R) * R * S;
+    while ((G * p) % (2 * K) != 0) p += K;
+    return static_cast<int>(p);
+  }
+  __host__ __device__ static int base(int c, int pitch) { return c * pitch + K * (c / G); }
+};
+
+// Rows a warp reads at once (R-row groups of them), a 16-byte word a lane from each: 64 KiB
+// in flight per SM. A thread of a 1024-thread block has 64 registers, and eight rows' words
+// would need 32 of them for the loads alone.
+constexpr int kRowsInFlight = 4;
+
+struct Tiles {
+  int h = 0, w = 0;  // tile rows and columns (the last tiles of a row or column may be shorter)
+  int across = 0;    // tiles across the n columns
+  int count = 0;     // tiles, one block each
+  int pitch = 0;     // bytes per tile column in shared memory (Columns<S>::pitch(h))
+};
+
+// Shared memory for an h x w tile: its columns, G more that the last word of a row piece may
+// fill (elements past the piece, never written out), and 32 bytes that the write phase's
+// second 16-byte load of the last column may reach past them.
+template <int S> std::int64_t tile_bytes(std::int64_t h, std::int64_t w) {
+  using C = Columns<S>;
+  return static_cast<std::int64_t>(C::base(static_cast<int>(w) + C::G, C::pitch(h))) + 32;
+}
+
+// The tile for `blocks` blocks of `smem` bytes each: of the shapes with at most `blocks` tiles
+// whose tile fits, the one whose shorter side is longest (a tile's rows are the pieces it
+// reads, its columns the pieces it writes), then the one with more tiles. False where none fits.
+template <int S> bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& best) {
+  bool found = false;
+  std::int64_t best_side = 0;
+  for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, blocks); ++across) {
+    const std::int64_t w = ceil_div(n, across);
+    if (ceil_div(n, w) != across) continue;  // the same tiles as a smaller count
+    const std::int64_t h = ceil_div(m, blocks / across), down = ceil_div(m, h);
+    if (tile_bytes<S>(h, w) > smem) continue;
+    const std::int64_t side = std::min(h, w);
+    if (found && (side < best_side || (side == best_side && down * across <= best.count))) continue;
+    found = true;
+    best_side = side;
+    best = Tiles{static_cast<int>(h), static_cast<int>(w), static_cast<int>(across), static_cast<int>(down * across),
+                 Columns<S>::pitch(h)};
+  }
+  return found;
+}
+
+// Bytes [s, s + 16) of the 32 bytes lo, hi (lo first in memory), 0 <= s < 16 the same across
+// the warp: a switch on the 4-byte word they start in, then four funnel shifts.
+__device__ __forceinline__ uint4 bytes_at(const uint4& lo, const uint4& hi, int s) {
+  unsigned a, b, c, d, e;
+  switch (s >> 2) {
+    case 0: a = lo.x, b = lo.y, c = lo.z, d = lo.w, e = hi.x; break;
+    case 1: a = lo.y, b = lo.z, c = lo.w, d = hi.x, e = hi.y; break;
+    case 2: a = lo.z, b = lo.w, c = hi.x, d = hi.y, e = hi.z; break;
+    default: a = lo.w, b = hi.x, c = hi.y, d = hi.z, e = hi.w; break;
+  }
+  const unsigned sh = 8u * static_cast<unsigned>(s & 3);
+  return make_uint4(__funnelshift_r(a, b, sh), __funnelshift_r(b, c, sh), __funnelshift_r(c, d, sh),
+                    __funnelshift_r(d, e, sh));
+}
+
+// The aligned 16 bytes at `at`, but only those in [begin, end) (the rest zero): the words
+// under a matrix that does not start or end on a 16-byte boundary.
+__device__ __forceinline__ uint4 load_within(const unsigned char* at, const unsigned char* begin,
+                                             const unsigned char* end) {
+  if (at >= begin && at + 16 <= end) return *reinterpret_cast<const uint4*>(at);
+  unsigned l[4] = {0, 0, 0, 0};
+  for (int b = 0; b < 16; ++b)
+    if (at + b >= begin && at + b < end) l[b / 4] |= static_cast<unsigned>(at[b]) << (8 * (b % 4));
+  return make_uint4(l[0], l[1], l[2], l[3]);
+}
+
+// A 16-byte load from shared memory that the compiler keeps whole (as four 4-byte loads, 16
+// bytes apart across the lanes, they would meet in four-way bank conflicts).
+__device__ __forceinline__ uint4 lds128(const unsigned char* p) {
+  uint4 v;
+  asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))));
+  return v;
+}
+
+// A piece of `bytes` bytes whose first byte sits `off` bytes into an aligned 16-byte word: the
+// words wholly inside it, [lo, hi), and its head [0, head) and tail [tail, bytes) outside them,
+// each under 16 bytes.
+struct Piece {
+  int lo, hi, head, tail;
+  __device__ Piece(int off, int bytes)
+      : lo(off > 0), hi((off + bytes) / 16), head(min(16 * lo - off, bytes)), tail(max(16 * hi - off, head)) {}
+};
+
+// Element indices fit 32 bits: the matrix fits the GPU's shared memory.
+template <int S>
+__global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* a, int m, int n, Tiles t) {
+  using C = Columns<S>;
+  using Elem = word::Word<S>;
+  constexpr int R = C::R, G = C::G;
+  extern __shared__ __align__(16) unsigned char tile[];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int i0 = static_cast<int>(blockIdx.x) / t.across * t.h, j0 = static_cast<int>(blockIdx.x) % t.across * t.w;
+  const int h = min(t.h, m - i0), w = min(t.w, n - j0), pitch = t.pitch;
+  const int skew = static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16);
+  const unsigned char* begin = a;
+  const unsigned char* end = a + static_cast<std::int64_t>(m) * n * S;
+
+  // Reads. A warp takes kRowsInFlight rows: groups of R consecutive rows, kWarps groups apart.
+  // For each row its lanes load the aligned 16-byte words under the piece (bytes of the
+  // neighbouring tiles too: nothing is written before the grid's barrier) and lanes 0-30 shift
+  // word j of the piece into place from their word and the next lane's; then each lane stores
+  // its words' G columns, R rows at a time. A last word that runs past the piece fills columns
+  // past w, which are never written out.
+  const int row_bytes = w * S, words = (row_bytes + 15) / 16;  // a piece's words, realigned
+  constexpr int kGroups = kRowsInFlight / R;
+  for (int g0 = warp; g0 * R < h; g0 += kWarps * kGroups)
+    for (int j = 0; j < words; j += 31) {  // realigned words j .. j + 30
+      uint4 x[kRowsInFlight];
+      int off[kRowsInFlight];
+#pragma unroll
+      for (int u = 0; u < kRowsInFlight; ++u) {
+        const int r = (g0 + u / R * kWarps) * R + u % R, first = ((i0 + r) * n + j0) * S;
+        off[u] = (skew + first) % 16;
+        const int q = j + lane;  // aligned word q under the piece starts 16 q - off bytes into it
+        x[u] = r < h && 16 * q < off[u] + row_bytes ? load_within(a + first - off[u] + 16 * q, begin, end)
+                                                    : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int u = 0; u < kRowsInFlight; ++u) {
+        uint4 next;
+        next.x = __shfl_down_sync(0xffffffffu, x[u].x, 1);
+        next.y = __shfl_down_sync(0xffffffffu, x[u].y, 1);
+        next.z = __shfl_down_sync(0xffffffffu, x[u].z, 1);
+        next.w = __shfl_down_sync(0xffffffffu, x[u].w, 1);
+        x[u] = bytes_at(x[u], next, off[u]);
+      }
+      const int q = j + lane;
+      if (lane == 31 || q >= words) continue;
+      const int at0 = q * (G * pitch + C::K);  // column G q
+#pragma unroll
+      for (int k = 0; k < kGroups; ++k) {
+        const int r = (g0 + k * kWarps) * R;  // the group's first row
+        if (r >= h) break;
+        if constexpr (S >= 4) {
+#pragma unroll
+          for (int e = 0; e < G; ++e)
+            *reinterpret_cast<Elem*>(tile + at0 + e * pitch + r * S) = word::element_of<S, 16>(x[k], e);
+        } else {
+          // Lane l of each of the R rows' words holds columns 4l / S ..; the R x R block of
+          // those columns and rows, transposed, gives each column's R rows as one 4-byte word.
+#pragma unroll
+          for (int l = 0; l < 4; ++l) {
+            unsigned in[R], col[R];
+#pragma unroll
+            for (int i = 0; i < R; ++i) {
+              unsigned lanes[4];
+              word::to_lanes(x[k * R + i], lanes);
+              in[i] = lanes[l];
+            }
+            word::transpose_block<S, 4>(in, col);
+#pragma unroll
+            for (int i = 0; i < R; ++i)
+              *reinterpret_cast<unsigned*>(tile + at0 + (l * R + i) * pitch + r * S) = col[i];
+          }
+        }
+      }
+    }
+  cooperative_groups::this_grid().sync();  // every tile is on chip: the matrix may be overwritten
+
+  // Writes: a warp takes a column (output row j0 + c, columns i0 .. i0 + h - 1), its lanes the
+  // aligned 16-byte words inside that piece, each shifted into place from two aligned 16-byte
+  // loads of the column, and the head's and tail's elements (words that neighbouring pieces
+  // share) one a lane (lanes 0-15 the head, 16-31 the tail).
+  const int piece_bytes = h * S;
+  for (int c = warp; c < w; c += kWarps) {
+    const int first = ((j0 + c) * m + i0) * S, off = (skew + first) % 16;
+    const Piece p(off, piece_bytes);
+    const int col = C::base(c, pitch), shift = ((col - off) % 16 + 16) % 16;
+    unsigned char* out = a + first - off;  // output word q is out + 16 q
+    for (int q = p.lo + lane; q < p.hi; q += 32) {
+      const int at = col + 16 * q - off - shift;  // 16-byte aligned, and not negative as q > 0 or off == 0
+      *reinterpret_cast<uint4*>(out + 16 * q) = bytes_at(lds128(tile + at), lds128(tile + at + 16), shift);
+    }
+    const int e = lane < 16 ? lane * S : p.tail + (lane - 16) * S;
+    if (lane < 16 ? e < p.head : e < piece_bytes)
+      *reinterpret_cast<Elem*>(a + first + e) = *reinterpret_cast<const Elem*>(tile + col + e);
+  }
+}
+
+template <int S> struct Launch {
+  Tiles tiles;
+  int smem = 0;
+};
+
+// The launch for an m x n matrix on the current device, or false where it does not fit.
+template <int S> bool plan(std::int64_t m, std::int64_t n, Launch<S>& l) {
+  int dev = 0, optin = 0, coop = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  if (!coop || m * n * S >= (std::int64_t{1} << 31)) return false;
+  auto kernel = transpose_on_grid<S>;
+  const int smem = optin - 1024;  // as c2r-grid: a margin under the opt-in limit
+  static unsigned long long smem_allowed = 0;
+  word::allow_smem(kernel, static_cast<std::size_t>(smem), smem_allowed);
+  int per_sm = 0;
+  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
+  if (!choose_tiles<S>(m, n, sm_count() * per_sm, smem, l.tiles)) return false;
+  l.smem = static_cast<int>(tile_bytes<S>(l.tiles.h, l.tiles.w));
+  return true;
+}
+
+template <int S> bool fits(Shape s) {
+  Launch<S> l;
+  return plan<S>(s.rows, s.cols, l);
+}
+
+template <int S> void run(void* matrix, Shape s, cudaStream_t stream) {
+  if (s.rows == 1 || s.cols == 1) return;  // a vector's transpose has the same layout
+  Launch<S> l;
+  if (!plan<S>(s.rows, s.cols, l))
+    throw std::invalid_argument("in-place transpose on the grid: " + to_string(s) + " does not fit this GPU's shared memory");
+  auto* a = static_cast<unsigned char*>(matrix);
+  int m = static_cast<int>(s.rows), n = static_cast<int>(s.cols);
+  void* args[] = {&a, &m, &n, &l.tiles};
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(transpose_on_grid<S>), dim3(l.tiles.count),
+                                        dim3(kThreads), args, static_cast<std::size_t>(l.smem), stream));
+  TLAB_CUDA_LAUNCHED();
+}
+
+}  // namespace
+
+bool in_place_on_grid_fits(Shape s, int elem) {
+  if (s.rows < 1 || s.cols < 1) return false;
+  if (s.rows == 1 || s.cols == 1) return true;
+  switch (elem) {
+    case 1: return fits<1>(s);
+    case 2: return fits<2>(s);
+    case 4: return fits<4>(s);
+    case 8: return fits<8>(s);
+    case 16: return fits<16>(s);
+  }
+  return false;
+}
+
+void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream) {
+  if (s.rows < 1 || s.cols < 1) throw std::invalid_argument("in-place transpose on the grid: empty shape");
+  switch (elem) {
+    case 1: return run<1>(matrix, s, stream);
+    case 2: return run<2>(matrix, s, stream);
+    case 4: return run<4>(matrix, s, stream);
+    case 8: return run<8>(matrix, s, stream);
+    case 16: return run<16>(matrix, s, stream);
+  }
+  throw std::invalid_argument("in-place transpose on the grid: element size " + std::to_string(elem) +
+                              " is not 1, 2, 4, 8 or 16 bytes");
+}
+
+void register_gpu_inplace_on_grid(Registry& r) {
+  Variant v = gpu_variant("gpu/inplace-rect/on-grid", "gpu-inplace-rect", Placement::in_place, {},
+                          "any m x n in place that fits the GPU's shared memory: tiles read into every SM, a grid "
+                          "barrier, tiles written transposed (one read and one write)");
+  v.any_shape = true;
+  v.refuses_shape = [](DType t, Shape s) -> std::string {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+      cudaGetLastError();  // the failed query's error is not a kernel's
+      return "no CUDA device to hold the matrix";
+    }
+    if (in_place_on_grid_fits(s, static_cast<int>(dtype_size(t)))) return "";
+    return "the matrix does not fit the shared memory of this GPU's grid";
+  };
+  v.kernels = instantiate_all([](auto tag, const Operands& op) {
+    transpose_in_place_on_grid(op.out, op.shape, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
+  });
+  r.add(std::move(v));
+}
+
+}  // namespace tlab::gpu

@@ -1,0 +1,70 @@
+// The in-place transpose through the grid's shared memory (gpu/inplace-rect/on-grid) reads 1-
+// and 2-byte rows as the aligned 4-byte words under them and writes the aligned words inside
+// each output piece, so a matrix off a word must come out exact with no byte outside it
+// changed; and it takes a matrix only where its shared memory holds it.
+#include <doctest/doctest.h>
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "tlab/gpu/inplace_on_grid.cuh"
+#include "tlab/registry.hpp"
+#include "tlab/transpose.hpp"
+#include "guarded_in_place.hpp"
+
+TEST_CASE("in place on the grid: a matrix at any offset in a word, every type, nothing written outside it") {
+  const bool small = std::getenv("TLAB_GPU_TEST_SMALL") != nullptr;
+  const tlab::Variant& v = tlab::registry().get("gpu/inplace-rect/on-grid");
+  // Tall, wide, square, vectors, a tile of one row or column, many tiles; unless small, the
+  // two primes of experiment 13 and their mirror image (one block per SM, full tiles).
+  std::vector<tlab::Shape> shapes{{2, 3}, {7, 129}, {129, 7}, {1, 1000}, {1000, 1}, {300, 1001}, {1001, 300}, {333, 333}, {70001, 3}};
+  if (!small)
+    for (tlab::Shape x : {tlab::Shape{16381, 1021}, {1021, 16381}, {4096, 4093}}) shapes.push_back(x);
+  int checked = 0, declined = 0;
+  for (tlab::DType t : v.dtypes())
+    for (tlab::Shape s : shapes)
+      for (int off : {0, 1, 3}) {
+        const int e = static_cast<int>(tlab::dtype_size(t));
+        CAPTURE(tlab::dtype_name(t));
+        CAPTURE(tlab::to_string(s));
+        CAPTURE(off);
+        const bool fits = tlab::gpu::in_place_on_grid_fits(s, e);
+        CHECK(fits == v.refuses(t, s).empty());
+        if (!fits) {
+          ++declined;
+          continue;
+        }
+        CHECK(tlab_test::transposed_within_guards(t, s, off, 64, 0xA5, [&](unsigned char* m) {
+          tlab::gpu::transpose_in_place_on_grid(m, s, e, nullptr);
+        }));
+        ++checked;
+      }
+  // Every small shape fits the shared memory of any GPU this runs on (30 SMs of 100 KiB hold
+  // 3 MB), and 16381 x 1021 bytes that of an H100 or H200: a kernel that declined more fails.
+  const int types = static_cast<int>(v.dtypes().size());
+  CHECK(types >= 5);
+  CHECK(checked >= types * 9 * 3);
+  CHECK(declined <= (small ? 0 : (types - 1) * 3 * 3));
+}
+
+TEST_CASE("in place on the grid refuses what its shared memory cannot hold, before touching it") {
+  const tlab::Variant& v = tlab::registry().get("gpu/inplace-rect/on-grid");
+  int dev = 0, sms = 0, smem = 0;
+  REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev) == cudaSuccess);
+  // Twice what all the SMs' shared memory holds, as a square and as a coprime rectangle.
+  const std::int64_t side = 2 * static_cast<std::int64_t>(std::sqrt(static_cast<double>(sms) * smem)) + 1;
+  for (tlab::Shape s : {tlab::Shape{side, side}, {side + 2, side - 1}}) {
+    CAPTURE(tlab::to_string(s));
+    CHECK_FALSE(tlab::gpu::in_place_on_grid_fits(s, 1));
+    CHECK(v.refuses(tlab::DType::u8, s).find("does not fit") != std::string::npos);
+    CHECK_THROWS_AS(tlab::gpu::transpose_in_place_on_grid(nullptr, s, 1, nullptr), std::invalid_argument);
+  }
+  CHECK_THROWS_AS(tlab::gpu::transpose_in_place_on_grid(nullptr, {0, 5}, 1, nullptr), std::invalid_argument);
+  CHECK_THROWS_AS(tlab::gpu::transpose_in_place_on_grid(nullptr, {5, 5}, 3, nullptr), std::invalid_argument);
+}
