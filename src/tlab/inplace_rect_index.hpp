@@ -20,11 +20,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#if defined(__CUDACC__)
-#define TLAB_HD __host__ __device__ __forceinline__
-#else
-#define TLAB_HD inline
-#endif
+#include "tlab/host_device.hpp"
 
 namespace tlab::c2r {
 

@@ -1,0 +1,80 @@
+// The arithmetic of the in-place transpose on the grid (gpu/inplace_on_grid.cu): how an m x n
+// matrix is cut into one tile per block, how a tile lies in a block's shared memory, and how
+// an output piece splits into whole aligned words and loose elements. The kernel and the CPU
+// tests (tests/test_inplace_on_grid_tiles.cpp) share it, so the layout is checked without a GPU.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "tlab/host_device.hpp"
+
+namespace tlab::on_grid {
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// A tile lives in shared memory column by column (a column is one output piece of h elements,
+// then rows up to a multiple of R, then padding): column c starts at byte c * pitch + K * (c /
+// G), K = max(4, S), G = 16 / S (the elements of a 16-byte word).
+//
+// A warp reads a row piece as 16-byte words realigned to the piece (word j holds columns
+// G j .. G j + G - 1), so lanes are G columns apart; the skew of K every G columns, with a
+// pitch such that G * pitch / K is even, spreads their stores over the banks (for 1- and
+// 2-byte elements 31 lanes' 4-byte stores land in 31 different banks). Below 4 bytes a warp
+// takes R = 4 / S consecutive rows at once and transposes R x R blocks in registers, so that
+// every store to shared memory is a 4-byte word (R rows of one column).
+template <int S> struct Columns {
+  static constexpr int K = S < 4 ? 4 : S, G = 16 / S >= 1 ? 16 / S : 1, R = S < 4 ? 4 / S : 1;
+  static int pitch(std::int64_t h) {
+    std::int64_t p = ceil_div(h, R) * R * S;
+    while ((G * p) % (2 * K) != 0) p += K;
+    return static_cast<int>(p);
+  }
+  TLAB_HD static int base(int c, int pitch) { return c * pitch + K * (c / G); }
+};
+
+struct Tiles {
+  int h = 0, w = 0;  // tile rows and columns (the last tiles of a row or column may be shorter)
+  int across = 0;    // tiles across the n columns
+  int count = 0;     // tiles, one block each
+  int pitch = 0;     // bytes per tile column in shared memory (Columns<S>::pitch(h))
+};
+
+// Shared memory for an h x w tile: its columns, G more that the last word of a row piece may
+// fill (elements past the piece, never written out), and 32 bytes that the write phase's
+// second 16-byte load of the last column may reach past them.
+template <int S> std::int64_t tile_bytes(std::int64_t h, std::int64_t w) {
+  using C = Columns<S>;
+  return static_cast<std::int64_t>(C::base(static_cast<int>(w) + C::G, C::pitch(h))) + 32;
+}
+
+// The tile for `blocks` blocks of `smem` bytes each: of the shapes with at most `blocks` tiles
+// whose tile fits, the one whose shorter side is longest (a tile's rows are the pieces it
+// reads, its columns the pieces it writes), then the one with more tiles. False where none fits.
+template <int S> bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& best) {
+  bool found = false;
+  std::int64_t best_side = 0;
+  for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, blocks); ++across) {
+    const std::int64_t w = ceil_div(n, across);
+    if (ceil_div(n, w) != across) continue;  // the same tiles as a smaller count
+    const std::int64_t h = ceil_div(m, blocks / across), down = ceil_div(m, h);
+    if (tile_bytes<S>(h, w) > smem) continue;
+    const std::int64_t side = std::min(h, w);
+    if (found && (side < best_side || (side == best_side && down * across <= best.count))) continue;
+    found = true;
+    best_side = side;
+    best = Tiles{static_cast<int>(h), static_cast<int>(w), static_cast<int>(across), static_cast<int>(down * across),
+                 Columns<S>::pitch(h)};
+  }
+  return found;
+}
+
+// A piece of `bytes` bytes whose first byte sits `off` bytes into an aligned 16-byte word: the
+// words wholly inside it, [lo, hi), and its head [0, head) and tail [tail, bytes) outside them,
+// each under 16 bytes.
+struct Piece {
+  int lo, hi, head, tail;
+  TLAB_HD Piece(int off, int bytes)
+      : lo(off > 0), hi((off + bytes) / 16), head(std::min(16 * lo - off, bytes)), tail(std::max(16 * hi - off, head)) {}
+};
+
+}  // namespace tlab::on_grid

@@ -1,0 +1,170 @@
+// The arithmetic of the in-place transpose on the grid (tlab/inplace_on_grid_tiles.hpp),
+// checked without a GPU: the chosen tiles cover the matrix with at most one tile per block and
+// fit a block's shared memory, the longest shorter side of all the tiles that fit; the tile's
+// columns do not overlap, are aligned for the element stores and stay inside the block's
+// shared memory; the read phase's stores of each group of lanes that shared memory serves at
+// once land in different banks; and every output piece splits exactly into aligned words read
+// from inside its column, plus at most 16 loose elements at each end.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "tlab/inplace_on_grid_tiles.hpp"
+
+using namespace tlab::on_grid;
+
+namespace {
+
+// Rows of a column as stored: h rounded up to the R rows a warp packs into one 4-byte word.
+template <int S> std::int64_t stored_bytes(std::int64_t h) {
+  return ceil_div(h, Columns<S>::R) * Columns<S>::R * S;
+}
+
+// The specification of choose_tiles: every count of tiles across, its tile, and the longest
+// shorter side among those that fit (0 where none does).
+template <int S> std::int64_t longest_side(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem) {
+  std::int64_t best = 0;
+  for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, blocks); ++across) {
+    const std::int64_t w = ceil_div(n, across), h = ceil_div(m, blocks / across);
+    if (tile_bytes<S>(h, w) <= smem) best = std::max(best, std::min(h, w));
+  }
+  return best;
+}
+
+template <int S> void check_choice(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem) {
+  CAPTURE(S);
+  CAPTURE(m);
+  CAPTURE(n);
+  CAPTURE(blocks);
+  Tiles t;
+  const bool found = choose_tiles<S>(m, n, blocks, smem, t);
+  const std::int64_t want = longest_side<S>(m, n, blocks, smem);
+  REQUIRE(found == (want > 0));
+  if (!found) return;
+  const std::int64_t down = ceil_div(m, t.h);
+  CHECK(std::min(t.h, t.w) == want);
+  CHECK(t.across == ceil_div(n, t.w));
+  CHECK(static_cast<std::int64_t>(t.w) * (t.across - 1) < n);  // no empty column of tiles
+  CHECK(static_cast<std::int64_t>(t.h) * (down - 1) < m);
+  CHECK(t.count == down * t.across);
+  CHECK(t.count <= blocks);
+  CHECK(tile_bytes<S>(t.h, t.w) <= smem);
+  CHECK(t.pitch == Columns<S>::pitch(t.h));
+}
+
+template <int S> void check_layout(int h, int w) {
+  using C = Columns<S>;
+  CAPTURE(S);
+  CAPTURE(h);
+  CAPTURE(w);
+  const int pitch = C::pitch(h);
+  const std::int64_t bytes = tile_bytes<S>(h, w), column = stored_bytes<S>(h);
+  REQUIRE(pitch >= column);
+  // Columns up to w + G - 1 are written (a row piece's last word fills past w); each holds its
+  // rows apart from the next, aligned for the stores into it (4-byte words below 4 bytes).
+  for (int c = 0; c < w + C::G; ++c) {
+    CHECK(C::base(c, pitch) % std::max(S, 4) == 0);
+    CHECK(C::base(c + 1, pitch) >= C::base(c, pitch) + column);
+  }
+  CHECK(C::base(w + C::G - 1, pitch) + column + 32 <= bytes);
+}
+
+// The read phase: lane q (0 .. 30) of a warp stores, for each column offset e of its word, an
+// access of max(S, 4) bytes at base(G q + e) plus the row's offset. Shared memory serves 128
+// bytes a time: groups of 32, 16 or 8 lanes for 4-, 8- or 16-byte accesses. Within a group
+// no two accesses may share a bank.
+template <int S> void check_banks(int h) {
+  using C = Columns<S>;
+  CAPTURE(S);
+  CAPTURE(h);
+  const int pitch = C::pitch(h), width = std::max(S, 4), group = 128 / width;
+  for (int e = 0; e < C::G; ++e)  // below 4 bytes each column of the word is a store of its own
+    for (int first = 0; first < 31; first += group) {
+      std::set<int> banks;
+      int accesses = 0;
+      for (int q = first; q < std::min(first + group, 31); ++q, ++accesses) {
+        const int at = C::base(C::G * q + e, pitch);
+        for (int b = 0; b < width / 4; ++b) banks.insert((at / 4 + b) % 32);
+      }
+      CHECK(static_cast<int>(banks.size()) == accesses * (width / 4));
+    }
+}
+
+// The write phase for one column: a piece of h S bytes whose first byte sits `off` bytes into
+// an aligned word of the output. Every aligned word inside it is two 16-byte loads from the
+// tile at a 16-byte boundary, shifted; the loose elements at its ends are one a lane.
+template <int S> void check_pieces(int h, int w) {
+  using C = Columns<S>;
+  const int pitch = C::pitch(h), bytes = h * S;
+  const std::int64_t tile = tile_bytes<S>(h, w);
+  for (int c : {0, w / 2, w - 1})
+    for (int off = 0; off < 16; off += S) {
+      CAPTURE(S);
+      CAPTURE(h);
+      CAPTURE(c);
+      CAPTURE(off);
+      const Piece p(off, bytes);
+      // head, whole words, tail: [0, head) [head, tail) [tail, bytes), in elements
+      CHECK(p.head >= 0);
+      CHECK(p.head <= p.tail);
+      CHECK(p.tail <= bytes);
+      CHECK(p.head % S == 0);
+      CHECK((bytes - p.tail) % S == 0);
+      CHECK(p.head / S <= 16);
+      CHECK((bytes - p.tail) / S <= 16);
+      CHECK(p.tail - p.head == 16 * std::max(0, p.hi - p.lo));
+      if (p.hi > p.lo) CHECK(16 * p.lo - off == p.head);
+      const int col = C::base(c, pitch), shift = ((col - off) % 16 + 16) % 16;
+      for (int q = p.lo; q < p.hi; ++q) {
+        const int at = col + 16 * q - off - shift;
+        CHECK(at % 16 == 0);
+        CHECK(at >= 0);
+        CHECK(at + 32 <= tile);
+        CHECK(at + shift == col + 16 * q - off);         // the word's first byte, in its column
+        CHECK(col + 16 * q - off + 16 <= col + bytes);  // and its last
+      }
+    }
+}
+
+template <int S> void check_size() {
+  for (int h : {1, 2, 3, 4, 5, 7, 8, 31, 32, 33, 125, 128, 187, 256, 373, 497, 512, 1021})
+    for (int w : {1, 2, 3, 17, 64, 128, 171, 341})
+      if (tile_bytes<S>(h, w) <= 256 * 1024) {
+        check_layout<S>(h, w);
+        check_pieces<S>(h, w);
+      }
+  for (int h = 1; h <= 300; ++h) check_banks<S>(h);
+  // One block per SM of a Hopper GPU (132 SMs, 227 KiB less 1 KiB), and a smaller GPU.
+  for (auto [blocks, smem] : {std::pair<int, std::int64_t>{132, 231424}, {30, 99 * 1024}})
+    for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{2, 3}, {7, 129}, {129, 7}, {300, 1001}, {70001, 3},
+                        {16381, 1021}, {1021, 16381}, {16384, 1024}, {1024, 16384}, {65536, 256}, {256, 65536},
+                        {4093, 1021}, {2039, 1021}, {8192, 2048 / S}, {100000, 100000}})
+      check_choice<S>(m, n, blocks, smem);
+}
+
+}  // namespace
+
+TEST_SUITE("variants") {
+
+TEST_CASE("in place on the grid: tiles cover the matrix, fit, and take the longest shorter side that fits") {
+  check_size<1>();
+  check_size<2>();
+  check_size<4>();
+  check_size<8>();
+  check_size<16>();
+}
+
+TEST_CASE("in place on the grid: the matrices of experiment 13 that fit a Hopper GPU's shared memory") {
+  // 132 SMs of 226 KiB hold 29.8 MB: 16 MiB of bytes fit, 32 MiB of 2-byte elements do not.
+  Tiles t;
+  CHECK(choose_tiles<1>(16381, 1021, 132, 231424, t));
+  CHECK(choose_tiles<1>(1024, 16384, 132, 231424, t));
+  CHECK(choose_tiles<4>(4093, 1021, 132, 231424, t));
+  CHECK_FALSE(choose_tiles<2>(16381, 1021, 132, 231424, t));
+  CHECK_FALSE(choose_tiles<16>(8192, 8192, 132, 231424, t));
+}
+
+}  // TEST_SUITE("variants")
