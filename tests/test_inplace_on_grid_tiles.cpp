@@ -41,6 +41,12 @@ template <int S> void check_choice(std::int64_t m, std::int64_t n, int blocks, s
   CAPTURE(blocks);
   Tiles t;
   const bool found = choose_tiles<S>(m, n, blocks, smem, t);
+  // More bytes than all the blocks' shared memory together: nothing can fit (counted in long
+  // double, as m n S may overflow 64 bits, and so may the specification's tile sizes).
+  if (static_cast<long double>(m) * n * S > static_cast<long double>(blocks) * smem) {
+    CHECK_FALSE(found);
+    return;
+  }
   const std::int64_t want = longest_side<S>(m, n, blocks, smem);
   REQUIRE(found == (want > 0));
   if (!found) return;
@@ -55,12 +61,24 @@ template <int S> void check_choice(std::int64_t m, std::int64_t n, int blocks, s
   CHECK(t.pitch == Columns<S>::pitch(t.h));
 }
 
+// tile_bytes against bounds of its own: every column's stored rows, plus at most K bytes of
+// padding a column and K more every G columns, plus 32; in 64 bits for any sides.
+template <int S> void check_tile_bytes(std::int64_t h, std::int64_t w) {
+  using C = Columns<S>;
+  CAPTURE(S);
+  CAPTURE(h);
+  CAPTURE(w);
+  const std::int64_t columns = w + C::G, bytes = tile_bytes<S>(h, w);
+  CHECK(bytes >= columns * stored_bytes<S>(h) + 32);
+  CHECK(bytes <= columns * (stored_bytes<S>(h) + C::K) + C::K * (columns / C::G) + 32);
+}
+
 template <int S> void check_layout(int h, int w) {
   using C = Columns<S>;
   CAPTURE(S);
   CAPTURE(h);
   CAPTURE(w);
-  const int pitch = C::pitch(h);
+  const int pitch = static_cast<int>(C::pitch(h));
   const std::int64_t bytes = tile_bytes<S>(h, w), column = stored_bytes<S>(h);
   REQUIRE(pitch >= column);
   // Columns up to w + G - 1 are written (a row piece's last word fills past w); each holds its
@@ -80,7 +98,7 @@ template <int S> void check_banks(int h) {
   using C = Columns<S>;
   CAPTURE(S);
   CAPTURE(h);
-  const int pitch = C::pitch(h), width = std::max(S, 4), group = 128 / width;
+  const int pitch = static_cast<int>(C::pitch(h)), width = std::max(S, 4), group = 128 / width;
   for (int e = 0; e < C::G; ++e)  // below 4 bytes each column of the word is a store of its own
     for (int first = 0; first < 31; first += group) {
       std::set<int> banks;
@@ -98,7 +116,7 @@ template <int S> void check_banks(int h) {
 // tile at a 16-byte boundary, shifted; the loose elements at its ends are one a lane.
 template <int S> void check_pieces(int h, int w) {
   using C = Columns<S>;
-  const int pitch = C::pitch(h), bytes = h * S;
+  const int pitch = static_cast<int>(C::pitch(h)), bytes = h * S;
   const std::int64_t tile = tile_bytes<S>(h, w);
   for (int c : {0, w / 2, w - 1})
     for (int off = 0; off < 16; off += S) {
@@ -137,11 +155,14 @@ template <int S> void check_size() {
         check_pieces<S>(h, w);
       }
   for (int h = 1; h <= 300; ++h) check_banks<S>(h);
+  for (std::int64_t h : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{1} << 20, std::int64_t{600000001}})
+    for (std::int64_t w : {std::int64_t{1}, std::int64_t{5}, std::int64_t{4545455}, std::int64_t{600000001}}) check_tile_bytes<S>(h, w);
   // One block per SM of a Hopper GPU (132 SMs, 227 KiB less 1 KiB), and a smaller GPU.
   for (auto [blocks, smem] : {std::pair<int, std::int64_t>{132, 231424}, {30, 99 * 1024}})
     for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{2, 3}, {7, 129}, {129, 7}, {300, 1001}, {70001, 3},
                         {16381, 1021}, {1021, 16381}, {16384, 1024}, {1024, 16384}, {65536, 256}, {256, 65536},
-                        {4093, 1021}, {2039, 1021}, {8192, 2048 / S}, {100000, 100000}})
+                        {4093, 1021}, {2039, 1021}, {8192, 2048 / S}, {100000, 100000}, {2, 600000001},
+                        {600000001, 2}, {3037000500, 3037000500}})
       check_choice<S>(m, n, blocks, smem);
 }
 
@@ -158,13 +179,16 @@ TEST_CASE("in place on the grid: tiles cover the matrix, fit, and take the longe
 }
 
 TEST_CASE("in place on the grid: the matrices of experiment 13 that fit a Hopper GPU's shared memory") {
-  // 132 SMs of 226 KiB hold 29.8 MB: 16 MiB of bytes fit, 32 MiB of 2-byte elements do not.
+  // 132 SMs of 226 KiB hold 30.5 MB (29.1 MiB): 16 MiB of bytes fit, 32 MiB of 2-byte elements
+  // do not; nor does a thin matrix well under that size whose tiles cannot be made to fit.
   Tiles t;
   CHECK(choose_tiles<1>(16381, 1021, 132, 231424, t));
   CHECK(choose_tiles<1>(1024, 16384, 132, 231424, t));
   CHECK(choose_tiles<4>(4093, 1021, 132, 231424, t));
   CHECK_FALSE(choose_tiles<2>(16381, 1021, 132, 231424, t));
   CHECK_FALSE(choose_tiles<16>(8192, 8192, 132, 231424, t));
+  CHECK_FALSE(choose_tiles<1>(2, 8388608, 132, 231424, t));
+  CHECK_FALSE(choose_tiles<1>(2, 600000001, 132, 231424, t));
 }
 
 }  // TEST_SUITE("variants")

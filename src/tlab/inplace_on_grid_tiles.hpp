@@ -24,11 +24,12 @@ inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1
 // every store to shared memory is a 4-byte word (R rows of one column).
 template <int S> struct Columns {
   static constexpr int K = S < 4 ? 4 : S, G = 16 / S >= 1 ? 16 / S : 1, R = S < 4 ? 4 / S : 1;
-  static int pitch(std::int64_t h) {
+  static std::int64_t pitch(std::int64_t h) {
     std::int64_t p = ceil_div(h, R) * R * S;
     while ((G * p) % (2 * K) != 0) p += K;
-    return static_cast<int>(p);
+    return p;
   }
+  // In 32 bits: the kernel's columns lie in a block's shared memory.
   TLAB_HD static int base(int c, int pitch) { return c * pitch + K * (c / G); }
 };
 
@@ -42,15 +43,20 @@ struct Tiles {
 // Shared memory for an h x w tile: its columns, G more that the last word of a row piece may
 // fill (elements past the piece, never written out), and 32 bytes that the write phase's
 // second 16-byte load of the last column may reach past them.
+// In 64 bits: the chooser weighs tiles far larger than any shared memory (2 x 600000001 bytes
+// has a tile of one row of 4.5 million columns), which base() would overflow.
 template <int S> std::int64_t tile_bytes(std::int64_t h, std::int64_t w) {
   using C = Columns<S>;
-  return static_cast<std::int64_t>(C::base(static_cast<int>(w) + C::G, C::pitch(h))) + 32;
+  const std::int64_t columns = w + C::G;
+  return columns * C::pitch(h) + C::K * (columns / C::G) + 32;
 }
 
 // The tile for `blocks` blocks of `smem` bytes each: of the shapes with at most `blocks` tiles
 // whose tile fits, the one whose shorter side is longest (a tile's rows are the pieces it
 // reads, its columns the pieces it writes), then the one with more tiles. False where none fits.
 template <int S> bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& best) {
+  const std::int64_t capacity = static_cast<std::int64_t>(blocks) * smem / S;  // elements, at most
+  if (m < 1 || n < 1 || n > capacity || m > capacity / n) return false;
   bool found = false;
   std::int64_t best_side = 0;
   for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, blocks); ++across) {
@@ -63,7 +69,7 @@ template <int S> bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, s
     found = true;
     best_side = side;
     best = Tiles{static_cast<int>(h), static_cast<int>(w), static_cast<int>(across), static_cast<int>(down * across),
-                 Columns<S>::pitch(h)};
+                 static_cast<int>(Columns<S>::pitch(h))};
   }
   return found;
 }

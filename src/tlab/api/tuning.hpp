@@ -18,8 +18,9 @@ namespace tlab::tuning {
 // the rows are whole words but not whole 128-byte lines (8200 x 8200 doubles: tiles then
 // start off a sector); "medium" (< 2^24 elements: the matrix is within a few L2 sizes); else
 // "tall" (rows >= 4 cols), "wide" (cols >= 4 rows) or "square". In place: for m != n,
-// "rect-small" up to kRectSmallBytes (a matrix the shared memory of an H100's or an H200's
-// grid holds whole, with room for the tiles' rounding) and "rect" above; for squares
+// "rect-small" up to kRectSmallBytes (a size the shared memory of an H100's or an H200's
+// grid holds whole at most shapes, tiles rounded up; not the thinnest, 2 x 8388608 bytes, whose
+// tiles cannot be cut to fit a block: the plan then falls back) and "rect" above; for squares
 // "unaligned", "odd" or "square", as above.
 constexpr std::int64_t kRectSmallBytes = std::int64_t{16} << 20;
 std::string shape_class(Shape s, Placement p, std::size_t elem);

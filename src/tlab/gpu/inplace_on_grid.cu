@@ -175,7 +175,8 @@ template <int S> bool plan(std::int64_t m, std::int64_t n, Launch<S>& l) {
   TLAB_CUDA(cudaGetDevice(&dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  if (!coop || m * n * S >= (std::int64_t{1} << 31)) return false;
+  // Element offsets are 32-bit in the kernel; m * n * S may itself overflow, hence the division.
+  if (!coop || m < 1 || n < 1 || m > (std::int64_t{1} << 31) / S / n) return false;
   auto kernel = transpose_on_grid<S>;
   const int smem = optin - 1024;  // as c2r-grid: a margin under the opt-in limit
   static unsigned long long smem_allowed = 0;
@@ -244,7 +245,11 @@ void register_gpu_inplace_on_grid(Registry& r) {
       cudaGetLastError();  // the failed query's error is not a kernel's
       return "no CUDA device to hold the matrix";
     }
-    if (in_place_on_grid_fits(s, static_cast<int>(dtype_size(t)))) return "";
+    try {
+      if (in_place_on_grid_fits(s, static_cast<int>(dtype_size(t)))) return "";
+    } catch (const std::exception& e) {  // a failed device query: a reason, not an escape from the plan's choice
+      return e.what();
+    }
     return "the matrix does not fit the shared memory of this GPU's grid";
   };
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
