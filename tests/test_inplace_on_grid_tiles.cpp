@@ -15,6 +15,7 @@
 #include "tlab/inplace_on_grid_tiles.hpp"
 
 using namespace tlab::on_grid;
+using tlab::ceil_div;
 
 namespace {
 

@@ -7,10 +7,9 @@
 #include <cstdint>
 
 #include "tlab/host_device.hpp"
+#include "tlab/matrix.hpp"
 
 namespace tlab::on_grid {
-
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // A tile lives in shared memory column by column (a column is one output piece of h elements,
 // then rows up to a multiple of R, then padding): column c starts at byte c * pitch + K * (c /
@@ -18,10 +17,10 @@ inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1
 //
 // A warp reads a row piece as 16-byte words realigned to the piece (word j holds columns
 // G j .. G j + G - 1), so lanes are G columns apart; the skew of K every G columns, with a
-// pitch such that G * pitch / K is even, spreads their stores over the banks (for 1- and
-// 2-byte elements 31 lanes' 4-byte stores land in 31 different banks). Below 4 bytes a warp
-// takes R = 4 / S consecutive rows at once and transposes R x R blocks in registers, so that
-// every store to shared memory is a 4-byte word (R rows of one column).
+// pitch such that G * pitch / K is even, spreads their stores over the banks (no two stores
+// that shared memory serves at once share one: tests/test_inplace_on_grid_tiles.cpp). Below 4
+// bytes a warp takes R = 4 / S consecutive rows at once and transposes R x R blocks in
+// registers, so that every store to shared memory is a 4-byte word (R rows of one column).
 template <int S> struct Columns {
   static constexpr int K = S < 4 ? 4 : S, G = 16 / S >= 1 ? 16 / S : 1, R = S < 4 ? 4 / S : 1;
   static std::int64_t pitch(std::int64_t h) {

@@ -16,6 +16,9 @@ struct Shape {
   friend bool operator==(Shape a, Shape b) { return a.rows == b.rows && a.cols == b.cols; }
 };
 
+// How many pieces of b cover a (a >= 0, b > 0): tiles across a side, blocks of a grid.
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
 inline std::string to_string(Shape s) {
   return std::to_string(s.rows) + "x" + std::to_string(s.cols);
 }

@@ -164,13 +164,13 @@ __global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* 
   }
 }
 
-template <int S> struct Launch {
+struct Launch {
   Tiles tiles;
   int smem = 0;
 };
 
 // The launch for an m x n matrix on the current device, or false where it does not fit.
-template <int S> bool plan(std::int64_t m, std::int64_t n, Launch<S>& l) {
+template <int S> bool plan(std::int64_t m, std::int64_t n, Launch& l) {
   int dev = 0, optin = 0, coop = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
@@ -189,13 +189,13 @@ template <int S> bool plan(std::int64_t m, std::int64_t n, Launch<S>& l) {
 }
 
 template <int S> bool fits(Shape s) {
-  Launch<S> l;
+  Launch l;
   return plan<S>(s.rows, s.cols, l);
 }
 
 template <int S> void run(void* matrix, Shape s, cudaStream_t stream) {
   if (s.rows == 1 || s.cols == 1) return;  // a vector's transpose has the same layout
-  Launch<S> l;
+  Launch l;
   if (!plan<S>(s.rows, s.cols, l))
     throw std::invalid_argument("in-place transpose on the grid: " + to_string(s) + " does not fit this GPU's shared memory");
   auto* a = static_cast<unsigned char*>(matrix);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tlab/gpu/check.cuh"
+#include "tlab/matrix.hpp"
 #include "tlab/registry.hpp"
 
 namespace tlab::gpu {
@@ -17,7 +18,7 @@ namespace tlab::gpu {
 // tall matrix never needs a launch that the device refuses.
 constexpr std::int64_t kMaxGridY = 65535;
 
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+using tlab::ceil_div;
 
 inline dim3 grid_2d(std::int64_t blocks_x, std::int64_t blocks_y) {
   if (blocks_x > 0x7fffffff) throw std::invalid_argument("matrix too wide for one launch");
