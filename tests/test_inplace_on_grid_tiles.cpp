@@ -192,4 +192,16 @@ TEST_CASE("in place on the grid: the matrices of experiment 13 that fit a Hopper
   CHECK_FALSE(choose_tiles<1>(2, 600000001, 132, 231424, t));
 }
 
+TEST_CASE("in place on the grid: tiles asked for by size are clipped to the matrix and counted") {
+  const Tiles t = tiles_of<2>(100, 50, 200, 7);  // the probe's forced tiles
+  CHECK(t.h == 100);
+  CHECK(t.w == 7);
+  CHECK(t.across == 8);
+  CHECK(t.count == 8);
+  CHECK(t.pitch == Columns<2>::pitch(100));
+  CHECK(tiles_of<1>(1024, 16384, 512, 249).count == 2 * 66);
+  CHECK(tiles_of<1>(10, 10, 0, 3).count == 0);
+  CHECK(tiles_of<1>(std::int64_t{1} << 40, 1, 1, 1).count == 0);  // more tiles than a grid has
+}
+
 }  // TEST_SUITE("variants")

@@ -50,6 +50,16 @@ template <int S> std::int64_t tile_bytes(std::int64_t h, std::int64_t w) {
   return columns * C::pitch(h) + C::K * (columns / C::G) + 32;
 }
 
+// The tiles of h x w (at most the matrix's sides) that cover an m x n matrix.
+template <int S> Tiles tiles_of(std::int64_t m, std::int64_t n, std::int64_t h, std::int64_t w) {
+  h = std::min(h, m), w = std::min(w, n);
+  if (h < 1 || w < 1) return Tiles{};
+  const std::int64_t across = ceil_div(n, w), count = ceil_div(m, h) * across;
+  if (count > (std::int64_t{1} << 30)) return Tiles{};
+  return Tiles{static_cast<int>(h), static_cast<int>(w), static_cast<int>(across), static_cast<int>(count),
+               static_cast<int>(Columns<S>::pitch(h))};
+}
+
 // The tile for `blocks` blocks of `smem` bytes each: of the shapes with at most `blocks` tiles
 // whose tile fits, the one whose shorter side is longest (a tile's rows are the pieces it
 // reads, its columns the pieces it writes), then the one with more tiles. False where none fits.
@@ -61,14 +71,14 @@ template <int S> bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, s
   for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, blocks); ++across) {
     const std::int64_t w = ceil_div(n, across);
     if (ceil_div(n, w) != across) continue;  // the same tiles as a smaller count
-    const std::int64_t h = ceil_div(m, blocks / across), down = ceil_div(m, h);
+    const std::int64_t h = ceil_div(m, blocks / across);
     if (tile_bytes<S>(h, w) > smem) continue;
+    const Tiles t = tiles_of<S>(m, n, h, w);
     const std::int64_t side = std::min(h, w);
-    if (found && (side < best_side || (side == best_side && down * across <= best.count))) continue;
+    if (found && (side < best_side || (side == best_side && t.count <= best.count))) continue;
     found = true;
     best_side = side;
-    best = Tiles{static_cast<int>(h), static_cast<int>(w), static_cast<int>(across), static_cast<int>(down * across),
-                 static_cast<int>(Columns<S>::pitch(h))};
+    best = t;
   }
   return found;
 }

@@ -68,8 +68,9 @@ __device__ __forceinline__ uint4 lds128(const unsigned char* p) {
   return v;
 }
 
-// Element indices fit 32 bits: the matrix fits the GPU's shared memory.
-template <int S>
+// Element indices fit 32 bits: the matrix fits the GPU's shared memory. P says which phases
+// run (OnGridPhases): the transpose runs both; tlab-on-grid-probe times each alone.
+template <int S, int P>
 __global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* a, int m, int n, Tiles t) {
   using C = Columns<S>;
   using Elem = word::Word<S>;
@@ -90,6 +91,7 @@ __global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* 
   // past w, which are never written out.
   const int row_bytes = w * S, words = (row_bytes + 15) / 16;  // a piece's words, realigned
   constexpr int kGroups = kRowsInFlight / R;
+  if constexpr ((P & kOnGridRead) != 0)
   for (int g0 = warp; g0 * R < h; g0 += kWarps * kGroups)
     for (int j = 0; j < words; j += 31) {  // realigned words j .. j + 30
       uint4 x[kRowsInFlight];
@@ -149,6 +151,7 @@ __global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* 
   // loads of the column, and the head's and tail's elements (words that neighbouring pieces
   // share) one a lane (lanes 0-15 the head, 16-31 the tail).
   const int piece_bytes = h * S;
+  if constexpr ((P & kOnGridWrite) != 0)
   for (int c = warp; c < w; c += kWarps) {
     const int first = ((j0 + c) * m + i0) * S, off = (skew + first) % 16;
     const Piece p(off, piece_bytes);
@@ -169,41 +172,72 @@ struct Launch {
   int smem = 0;
 };
 
-// The launch for an m x n matrix on the current device, or false where it does not fit.
-template <int S> bool plan(std::int64_t m, std::int64_t n, Launch& l) {
+// The launch for an m x n matrix on the current device, or false where it does not fit: the
+// chooser's tiles, or `forced` where given (and it fits).
+template <int S, int P> bool plan(std::int64_t m, std::int64_t n, const Tiles* forced, Launch& l) {
   int dev = 0, optin = 0, coop = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   // Element offsets are 32-bit in the kernel; m * n * S may itself overflow, hence the division.
   if (!coop || m < 1 || n < 1 || m > (std::int64_t{1} << 31) / S / n) return false;
-  auto kernel = transpose_on_grid<S>;
+  auto kernel = transpose_on_grid<S, P>;
   const int smem = optin - 1024;  // as c2r-grid: a margin under the opt-in limit
   static unsigned long long smem_allowed = 0;
   word::allow_smem(kernel, static_cast<std::size_t>(smem), smem_allowed);
   int per_sm = 0;
   TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
-  if (!choose_tiles<S>(m, n, sm_count() * per_sm, smem, l.tiles)) return false;
+  const int blocks = sm_count() * per_sm;
+  if (forced == nullptr) {
+    if (!choose_tiles<S>(m, n, blocks, smem, l.tiles)) return false;
+  } else {
+    l.tiles = on_grid::tiles_of<S>(m, n, forced->h, forced->w);
+    if (l.tiles.count < 1 || l.tiles.count > blocks || tile_bytes<S>(l.tiles.h, l.tiles.w) > smem) return false;
+  }
   l.smem = static_cast<int>(tile_bytes<S>(l.tiles.h, l.tiles.w));
   return true;
 }
 
 template <int S> bool fits(Shape s) {
   Launch l;
-  return plan<S>(s.rows, s.cols, l);
+  return plan<S, kOnGridBoth>(s.rows, s.cols, nullptr, l);
 }
 
-template <int S> void run(void* matrix, Shape s, cudaStream_t stream) {
+template <int S, int P> void run(void* matrix, Shape s, const Tiles* forced, cudaStream_t stream) {
   if (s.rows == 1 || s.cols == 1) return;  // a vector's transpose has the same layout
   Launch l;
-  if (!plan<S>(s.rows, s.cols, l))
-    throw std::invalid_argument("in-place transpose on the grid: " + to_string(s) + " does not fit this GPU's shared memory");
+  if (!plan<S, P>(s.rows, s.cols, forced, l))
+    throw std::invalid_argument("in-place transpose on the grid: " + to_string(s) +
+                                (forced ? " with the tiles asked for" : "") + " does not fit this GPU's shared memory");
   auto* a = static_cast<unsigned char*>(matrix);
   int m = static_cast<int>(s.rows), n = static_cast<int>(s.cols);
   void* args[] = {&a, &m, &n, &l.tiles};
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(transpose_on_grid<S>), dim3(l.tiles.count),
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(transpose_on_grid<S, P>), dim3(l.tiles.count),
                                         dim3(kThreads), args, static_cast<std::size_t>(l.smem), stream));
   TLAB_CUDA_LAUNCHED();
+}
+
+template <int S> void run_phases(void* matrix, Shape s, int phases, const Tiles* forced, cudaStream_t stream) {
+  switch (phases) {
+    case kOnGridBarrier: return run<S, kOnGridBarrier>(matrix, s, forced, stream);
+    case kOnGridRead: return run<S, kOnGridRead>(matrix, s, forced, stream);
+    case kOnGridWrite: return run<S, kOnGridWrite>(matrix, s, forced, stream);
+    case kOnGridBoth: return run<S, kOnGridBoth>(matrix, s, forced, stream);
+  }
+  throw std::invalid_argument("in-place transpose on the grid: phases " + std::to_string(phases) + " is not 0-3");
+}
+
+void dispatch(void* matrix, Shape s, int elem, int phases, const Tiles* forced, cudaStream_t stream) {
+  if (s.rows < 1 || s.cols < 1) throw std::invalid_argument("in-place transpose on the grid: empty shape");
+  switch (elem) {
+    case 1: return run_phases<1>(matrix, s, phases, forced, stream);
+    case 2: return run_phases<2>(matrix, s, phases, forced, stream);
+    case 4: return run_phases<4>(matrix, s, phases, forced, stream);
+    case 8: return run_phases<8>(matrix, s, phases, forced, stream);
+    case 16: return run_phases<16>(matrix, s, phases, forced, stream);
+  }
+  throw std::invalid_argument("in-place transpose on the grid: element size " + std::to_string(elem) +
+                              " is not 1, 2, 4, 8 or 16 bytes");
 }
 
 }  // namespace
@@ -222,16 +256,24 @@ bool in_place_on_grid_fits(Shape s, int elem) {
 }
 
 void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream) {
-  if (s.rows < 1 || s.cols < 1) throw std::invalid_argument("in-place transpose on the grid: empty shape");
+  dispatch(matrix, s, elem, kOnGridBoth, nullptr, stream);
+}
+
+void on_grid_phases(void* matrix, Shape s, int elem, int phases, const on_grid::Tiles* tiles, cudaStream_t stream) {
+  dispatch(matrix, s, elem, phases, tiles, stream);
+}
+
+on_grid::Tiles on_grid_tiles(Shape s, int elem) {
+  Launch l;
+  bool ok = false;
   switch (elem) {
-    case 1: return run<1>(matrix, s, stream);
-    case 2: return run<2>(matrix, s, stream);
-    case 4: return run<4>(matrix, s, stream);
-    case 8: return run<8>(matrix, s, stream);
-    case 16: return run<16>(matrix, s, stream);
+    case 1: ok = plan<1, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
+    case 2: ok = plan<2, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
+    case 4: ok = plan<4, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
+    case 8: ok = plan<8, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
+    case 16: ok = plan<16, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
   }
-  throw std::invalid_argument("in-place transpose on the grid: element size " + std::to_string(elem) +
-                              " is not 1, 2, 4, 8 or 16 bytes");
+  return ok ? l.tiles : on_grid::Tiles{};
 }
 
 void register_gpu_inplace_on_grid(Registry& r) {

@@ -1,0 +1,130 @@
+// tlab-on-grid-probe: where the in-place transpose on the grid (gpu/inplace-rect/on-grid)
+// spends its time. It times the same cooperative launch with both phases, with the read phase
+// alone, the write phase alone and neither (the launch and the grid barrier), each after an L2
+// flush as experiment 13 times it, and the whole transpose once more without the flush; and
+// memcpy of the same bytes, in the same run. Tiles are the chooser's unless a case names them,
+// so that other tile shapes can be weighed against it.
+//
+// Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] ...]   (no case: experiment 13's rect-small shapes)
+// Output: CSV on stdout, one row per case and part: rows, cols, elem_bytes, tile_h, tile_w,
+// tiles, part, median_us, ci_lo_us and ci_hi_us (95% interval of the median), reps, pct_of_memcpy (memcpy's time over
+// the part's, so a part alone shows its share of a copy's time).
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tlab/gpu/device_buffer.cuh"
+#include "tlab/gpu/event_timer.cuh"
+#include "tlab/gpu/inplace_on_grid.cuh"
+#include "tlab/stats.hpp"
+
+namespace {
+
+using tlab::Shape;
+using tlab::gpu::DeviceBuffer;
+
+struct Case {
+  Shape shape;
+  int elem = 1;
+  bool forced = false;
+  tlab::on_grid::Tiles tiles;  // h and w where forced
+};
+
+// "16384x1024:1" or "1024x16384:1:512x249".
+Case parse(const std::string& arg) {
+  Case c;
+  long long m = 0, n = 0, h = 0, w = 0;
+  int elem = 0, used = 0;
+  const int got = std::sscanf(arg.c_str(), "%lldx%lld:%d%n:%lldx%lld%n", &m, &n, &elem, &used, &h, &w, &used);
+  if ((got != 3 && got != 5) || used != static_cast<int>(arg.size()) || m < 1 || n < 1 ||
+      (elem != 1 && elem != 2 && elem != 4 && elem != 8 && elem != 16) || (got == 5 && (h < 1 || w < 1)))
+    throw std::invalid_argument("not a case: '" + arg + "' (ROWSxCOLS:BYTES[:HxW], BYTES 1, 2, 4, 8 or 16)");
+  c.shape = Shape{m, n};
+  c.elem = elem;
+  c.forced = got == 5;
+  c.tiles.h = static_cast<int>(h);
+  c.tiles.w = static_cast<int>(w);
+  return c;
+}
+
+struct Timing {
+  double median = 0, lo = 0, hi = 0;
+  int reps = 0;
+};
+
+// Two untimed runs, then `reps` timed ones, each after `before` (untimed, on the same stream).
+template <class Before, class Run> Timing time(int reps, Before before, Run run) {
+  before();
+  run();
+  before();
+  run();
+  tlab::gpu::EventTimer timer;
+  const tlab::Operands op;  // default stream
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    before();
+    t.push_back(timer.time([&](const tlab::Operands&) { run(); }, op));
+  }
+  const tlab::Summary s = tlab::summarize(std::move(t));
+  return Timing{s.median, s.ci_lo, s.ci_hi, reps};
+}
+
+void probe(const Case& c, DeviceBuffer& flush, int reps) {
+  const std::size_t bytes = static_cast<std::size_t>(c.shape.elements()) * c.elem;
+  DeviceBuffer a(bytes), b(bytes);
+  TLAB_CUDA(cudaMemset(a.get(), 1, bytes));
+  const tlab::on_grid::Tiles* forced = c.forced ? &c.tiles : nullptr;
+  auto flush_l2 = [&] { TLAB_CUDA(cudaMemsetAsync(flush.get(), 0, flush.bytes(), nullptr)); };
+  auto nothing = [] {};
+  const Timing copy = time(reps, flush_l2, [&] {
+    TLAB_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, nullptr));
+  });
+  auto phases = [&](int p) { return [&, p] { tlab::gpu::on_grid_phases(a.get(), c.shape, c.elem, p, forced, nullptr); }; };
+  struct Part {
+    const char* name;
+    Timing t;
+  };
+  const Part parts[] = {
+      {"memcpy", copy},
+      {"transpose", time(reps, flush_l2, phases(tlab::gpu::kOnGridBoth))},
+      {"read-phase", time(reps, flush_l2, phases(tlab::gpu::kOnGridRead))},
+      {"write-phase", time(reps, flush_l2, phases(tlab::gpu::kOnGridWrite))},
+      {"launch-and-barrier", time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier))},
+      {"transpose-warm", time(reps, nothing, phases(tlab::gpu::kOnGridBoth))},
+  };
+  // Forced tiles as the launch clips them (h and w only: the count does not depend on the
+  // element size).
+  const tlab::on_grid::Tiles shown = forced ? tlab::on_grid::tiles_of<1>(c.shape.rows, c.shape.cols, c.tiles.h, c.tiles.w)
+                                            : tlab::gpu::on_grid_tiles(c.shape, c.elem);
+  for (const Part& p : parts)
+    std::printf("%lld,%lld,%d,%d,%d,%d,%s,%.2f,%.2f,%.2f,%d,%.1f\n", static_cast<long long>(c.shape.rows),
+                static_cast<long long>(c.shape.cols), c.elem, shown.h, shown.w, shown.count, p.name, p.t.median * 1e6,
+                p.t.lo * 1e6, p.t.hi * 1e6, p.t.reps, 100.0 * copy.median / p.t.median);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    std::vector<Case> cases;
+    for (int i = 1; i < argc; ++i) cases.push_back(parse(argv[i]));
+    if (cases.empty())
+      for (const char* d : {"16381x1021:1", "16384x1024:1", "1024x16384:1", "65536x256:1", "256x65536:1", "4093x1021:1",
+                            "4093x1021:2", "4093x1021:4", "2039x1021:8"})
+        cases.push_back(parse(d));
+    int dev = 0, l2 = 0;
+    TLAB_CUDA(cudaGetDevice(&dev));
+    TLAB_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    DeviceBuffer flush(2 * static_cast<std::size_t>(l2));  // as experiment 13's executor flushes
+    std::printf("rows,cols,elem_bytes,tile_h,tile_w,tiles,part,median_us,ci_lo_us,ci_hi_us,reps,pct_of_memcpy\n");
+    for (const Case& c : cases) probe(c, flush, 41);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tlab-on-grid-probe: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
