@@ -69,7 +69,8 @@ __device__ __forceinline__ uint4 lds128(const unsigned char* p) {
 }
 
 // Element indices fit 32 bits: the matrix fits the GPU's shared memory. P says which phases
-// run (OnGridPhases): the transpose runs both; tlab-on-grid-probe times each alone.
+// run (kOnGridRead | kOnGridBarrier | kOnGridWrite): the transpose runs all three;
+// tlab-on-grid-probe times them apart.
 template <int S, int P>
 __global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* a, int m, int n, Tiles t) {
   using C = Columns<S>;
@@ -144,7 +145,8 @@ __global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* 
         }
       }
     }
-  cooperative_groups::this_grid().sync();  // every tile is on chip: the matrix may be overwritten
+  if constexpr ((P & kOnGridBarrier) != 0)
+    cooperative_groups::this_grid().sync();  // every tile is on chip: the matrix may be overwritten
 
   // Writes: a warp takes a column (output row j0 + c, columns i0 .. i0 + h - 1), its lanes the
   // aligned 16-byte words inside that piece, each shifted into place from two aligned 16-byte
@@ -200,31 +202,41 @@ template <int S, int P> bool plan(std::int64_t m, std::int64_t n, const Tiles* f
 
 template <int S> bool fits(Shape s) {
   Launch l;
-  return plan<S, kOnGridBoth>(s.rows, s.cols, nullptr, l);
+  return plan<S, kOnGridAll>(s.rows, s.cols, nullptr, l);
 }
 
-template <int S, int P> void run(void* matrix, Shape s, const Tiles* forced, cudaStream_t stream) {
+template <int S, int P> void run(void* matrix, Shape s, const Tiles* forced, cudaStream_t stream, bool plain = false) {
   if (s.rows == 1 || s.cols == 1) return;  // a vector's transpose has the same layout
   Launch l;
   if (!plan<S, P>(s.rows, s.cols, forced, l))
-    throw std::invalid_argument("in-place transpose on the grid: " + to_string(s) +
-                                (forced ? " with the tiles asked for" : "") + " does not fit this GPU's shared memory");
+    throw std::invalid_argument(
+        "in-place transpose on the grid: " + to_string(s) +
+        (forced ? " in tiles of " + std::to_string(forced->h) + "x" + std::to_string(forced->w) +
+                      ": more tiles than the grid has blocks, or a tile larger than a block's shared memory"
+                : " does not fit this GPU's shared memory"));
   auto* a = static_cast<unsigned char*>(matrix);
   int m = static_cast<int>(s.rows), n = static_cast<int>(s.cols);
   void* args[] = {&a, &m, &n, &l.tiles};
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(transpose_on_grid<S, P>), dim3(l.tiles.count),
-                                        dim3(kThreads), args, static_cast<std::size_t>(l.smem), stream));
+  if (plain) {
+    if constexpr ((P & kOnGridBarrier) != 0) throw std::invalid_argument("a grid barrier needs the cooperative launch");
+    else transpose_on_grid<S, P><<<l.tiles.count, kThreads, static_cast<std::size_t>(l.smem), stream>>>(a, m, n, l.tiles);
+  } else {
+    TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(transpose_on_grid<S, P>), dim3(l.tiles.count),
+                                          dim3(kThreads), args, static_cast<std::size_t>(l.smem), stream));
+  }
   TLAB_CUDA_LAUNCHED();
 }
 
 template <int S> void run_phases(void* matrix, Shape s, int phases, const Tiles* forced, cudaStream_t stream) {
   switch (phases) {
+    case 0: return run<S, 0>(matrix, s, forced, stream);
+    case kOnGridPlainLaunch: return run<S, 0>(matrix, s, forced, stream, true);
     case kOnGridBarrier: return run<S, kOnGridBarrier>(matrix, s, forced, stream);
-    case kOnGridRead: return run<S, kOnGridRead>(matrix, s, forced, stream);
-    case kOnGridWrite: return run<S, kOnGridWrite>(matrix, s, forced, stream);
-    case kOnGridBoth: return run<S, kOnGridBoth>(matrix, s, forced, stream);
+    case kOnGridRead | kOnGridBarrier: return run<S, kOnGridRead | kOnGridBarrier>(matrix, s, forced, stream);
+    case kOnGridBarrier | kOnGridWrite: return run<S, kOnGridBarrier | kOnGridWrite>(matrix, s, forced, stream);
+    case kOnGridAll: return run<S, kOnGridAll>(matrix, s, forced, stream);
   }
-  throw std::invalid_argument("in-place transpose on the grid: phases " + std::to_string(phases) + " is not 0-3");
+  throw std::invalid_argument("in-place transpose on the grid: no launch of phases " + std::to_string(phases));
 }
 
 void dispatch(void* matrix, Shape s, int elem, int phases, const Tiles* forced, cudaStream_t stream) {
@@ -256,7 +268,7 @@ bool in_place_on_grid_fits(Shape s, int elem) {
 }
 
 void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream) {
-  dispatch(matrix, s, elem, kOnGridBoth, nullptr, stream);
+  dispatch(matrix, s, elem, kOnGridAll, nullptr, stream);
 }
 
 void on_grid_phases(void* matrix, Shape s, int elem, int phases, const on_grid::Tiles* tiles, cudaStream_t stream) {
@@ -267,11 +279,11 @@ on_grid::Tiles on_grid_tiles(Shape s, int elem) {
   Launch l;
   bool ok = false;
   switch (elem) {
-    case 1: ok = plan<1, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
-    case 2: ok = plan<2, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
-    case 4: ok = plan<4, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
-    case 8: ok = plan<8, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
-    case 16: ok = plan<16, kOnGridBoth>(s.rows, s.cols, nullptr, l); break;
+    case 1: ok = plan<1, kOnGridAll>(s.rows, s.cols, nullptr, l); break;
+    case 2: ok = plan<2, kOnGridAll>(s.rows, s.cols, nullptr, l); break;
+    case 4: ok = plan<4, kOnGridAll>(s.rows, s.cols, nullptr, l); break;
+    case 8: ok = plan<8, kOnGridAll>(s.rows, s.cols, nullptr, l); break;
+    case 16: ok = plan<16, kOnGridAll>(s.rows, s.cols, nullptr, l); break;
   }
   return ok ? l.tiles : on_grid::Tiles{};
 }

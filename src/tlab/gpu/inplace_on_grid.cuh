@@ -17,10 +17,11 @@ bool in_place_on_grid_fits(Shape s, int elem);
 void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream);
 
 // For tlab-on-grid-probe, which times where the transpose's time goes: the same launch with
-// only some of its phases (a bit mask; with one left out the result is not a transpose), and
-// `tiles` (h and w; null: the chooser's) instead of the chooser's. The tiles the chooser takes
-// for `s` (count 0 where it does not fit).
-constexpr int kOnGridBarrier = 0, kOnGridRead = 1, kOnGridWrite = 2, kOnGridBoth = 3;
+// only some of its phases (a bit mask of the three below; with one left out the result is not a
+// transpose; kOnGridPlainLaunch launches without the cooperative launch, only where the
+// barrier is left out), and `tiles` (h and w; null: the chooser's) instead of the chooser's.
+// on_grid_tiles: the tiles the chooser takes for `s` (count 0 where it does not fit).
+constexpr int kOnGridRead = 1, kOnGridBarrier = 2, kOnGridWrite = 4, kOnGridAll = 7, kOnGridPlainLaunch = 8;
 void on_grid_phases(void* matrix, Shape s, int elem, int phases, const on_grid::Tiles* tiles, cudaStream_t stream);
 on_grid::Tiles on_grid_tiles(Shape s, int elem);
 
