@@ -1,7 +1,7 @@
 // The arithmetic of the in-place transpose on the grid (tlab/inplace_on_grid_tiles.hpp),
 // checked without a GPU: the chosen tiles cover the matrix with at most one tile per block and
-// fit a block's shared memory, the most tiles of all that fit and then the longest shorter
-// side; the tile's columns do not overlap, are aligned for the element stores and stay inside
+// fit a block's shared memory, the most tiles of all that fit and then the fewest warp rounds
+// (or, for 1-byte rows off a word, the longest shorter side); the tile's columns do not overlap, are aligned for the element stores and stay inside
 // the block's shared memory; the read phase's stores of each group of lanes that shared memory serves at
 // once land in different banks; and every output piece splits exactly into aligned words read
 // from inside its column, plus at most 16 loose elements at each end.
@@ -26,15 +26,17 @@ template <int S> std::int64_t stored_bytes(std::int64_t h) {
 }
 
 // The specification of choose_tiles: every count of tiles across and its tile; of those that
-// fit, the most tiles, then the longest shorter side ({0, 0} where none fits).
+// fit, the most tiles, then the fewest warp rounds (counted here from their definition) or the
+// longest shorter side ({0, 0} where none fits).
 template <int S> std::pair<std::int64_t, std::int64_t> best_tiles(std::int64_t m, std::int64_t n, int blocks,
-                                                                  std::int64_t smem) {
-  std::pair<std::int64_t, std::int64_t> best{0, 0};  // tiles, shorter side
+                                                                  std::int64_t smem, bool by_rounds) {
+  std::pair<std::int64_t, std::int64_t> best{0, 0};  // tiles, minus the cost
   for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, blocks); ++across) {
     const std::int64_t w = ceil_div(n, across), h = ceil_div(m, blocks / across);
     if (tile_bytes<S>(h, w) > smem) continue;
+    const std::int64_t rounds = h * ceil_div(w * S, std::int64_t{31 * 16}) + w * (ceil_div(h * S, std::int64_t{32 * 16}) + 1);
     const std::int64_t count = ceil_div(m, h) * ceil_div(n, w);
-    best = std::max(best, std::pair<std::int64_t, std::int64_t>{count, std::min(h, w)});
+    best = std::max(best, std::pair<std::int64_t, std::int64_t>{count, by_rounds ? -rounds : std::min(h, w)});
   }
   return best;
 }
@@ -52,12 +54,14 @@ template <int S> void check_choice(std::int64_t m, std::int64_t n, int blocks, s
     CHECK_FALSE(found);
     return;
   }
-  const auto want = best_tiles<S>(m, n, blocks, smem);
+  const bool by_rounds = S > 1 || (m % 16 == 0 && n % 16 == 0);
+  CHECK(rank_by_rounds<S>(m, n) == by_rounds);
+  const auto want = best_tiles<S>(m, n, blocks, smem, by_rounds);
   REQUIRE(found == (want.first > 0));
   if (!found) return;
   const std::int64_t down = ceil_div(m, t.h);
   CHECK(t.count == want.first);
-  CHECK(std::min(t.h, t.w) == want.second);
+  CHECK((by_rounds ? -warp_rounds<S>(t.h, t.w) : std::min(t.h, t.w)) == want.second);
   CHECK(t.across == ceil_div(n, t.w));
   CHECK(static_cast<std::int64_t>(t.w) * (t.across - 1) < n);  // no empty column of tiles
   CHECK(static_cast<std::int64_t>(t.h) * (down - 1) < m);
@@ -176,7 +180,7 @@ template <int S> void check_size() {
 
 TEST_SUITE("variants") {
 
-TEST_CASE("in place on the grid: tiles cover the matrix, fit, and take the most tiles, then the longest shorter side") {
+TEST_CASE("in place on the grid: tiles cover the matrix, fit, and take the most tiles, then the fewest warp rounds or the longest shorter side") {
   check_size<1>();
   check_size<2>();
   check_size<4>();

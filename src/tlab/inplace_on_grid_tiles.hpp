@@ -60,27 +60,44 @@ template <int S> Tiles tiles_of(std::int64_t m, std::int64_t n, std::int64_t h, 
                static_cast<int>(Columns<S>::pitch(h))};
 }
 
+// The warp rounds of an h x w tile: h row pieces of ceil(w S / 496) reads each (a round: the
+// 31 realigned 16-byte words one warp loads of a row) and w output pieces of ceil(h S / 512)
+// stores each (32 words a round) plus one for the piece's loose ends.
+template <int S> std::int64_t warp_rounds(std::int64_t h, std::int64_t w) {
+  return h * ceil_div(w * S, std::int64_t{496}) + w * (ceil_div(h * S, std::int64_t{512}) + 1);
+}
+
+// Whether tilings with the same count are ranked by their warp rounds (true) or by their
+// shorter side. Measured on an H100 (performance notes, section 9, "On-grid's tiles by the
+// work per warp"): fewer rounds ran 0.2-10.7% faster for 2 to 16 bytes and for 1-byte rows on
+// 16-byte words, but 2-2.5% slower for 1-byte rows at every offset in a word (16381 x 1021,
+// 4093 x 1021), for a reason not known.
+template <int S> bool rank_by_rounds(std::int64_t m, std::int64_t n) {
+  return S > 1 || (m % 16 == 0 && n % 16 == 0);
+}
+
 // The tile for `blocks` blocks of `smem` bytes each: of the shapes with at most `blocks` tiles
 // whose tile fits, the one with the most tiles (an SM without a tile adds nothing to either
 // phase's rate, and the others move more bytes each: 1024 x 16384 bytes in 90 tiles of 512 x
-// 365 ran 7% slower than in 132 of 512 x 249 on an H100), then the one whose shorter side is
-// longest (a tile's rows are the pieces it reads, its columns the pieces it writes). False
-// where none fits.
+// 365 ran 7% slower than in 132 of 512 x 249 on an H100), then the one with the fewest warp
+// rounds or the longest shorter side (rank_by_rounds; a tile's rows are the pieces it reads,
+// its columns the pieces it writes). False where none fits.
 template <int S> bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& best) {
   const std::int64_t capacity = static_cast<std::int64_t>(blocks) * smem / S;  // elements, at most
   if (m < 1 || n < 1 || n > capacity || m > capacity / n) return false;
+  const bool by_rounds = rank_by_rounds<S>(m, n);
   bool found = false;
-  std::int64_t best_side = 0;
+  std::int64_t best_cost = 0;  // rounds, or minus the shorter side: less is better
   for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, blocks); ++across) {
     const std::int64_t w = ceil_div(n, across);
     if (ceil_div(n, w) != across) continue;  // the same tiles as a smaller count
     const std::int64_t h = ceil_div(m, blocks / across);
     if (tile_bytes<S>(h, w) > smem) continue;
     const Tiles t = tiles_of<S>(m, n, h, w);
-    const std::int64_t side = std::min(h, w);
-    if (found && (t.count < best.count || (t.count == best.count && side <= best_side))) continue;
+    const std::int64_t cost = by_rounds ? warp_rounds<S>(t.h, t.w) : -std::min<std::int64_t>(t.h, t.w);
+    if (found && (t.count < best.count || (t.count == best.count && cost >= best_cost))) continue;
     found = true;
-    best_side = side;
+    best_cost = cost;
     best = t;
   }
   return found;
