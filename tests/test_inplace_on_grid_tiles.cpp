@@ -164,7 +164,7 @@ template <int S> void check_size() {
         check_layout<S>(h, w);
         check_pieces<S>(h, w);
       }
-  for (int h = 1; h <= 300; ++h) check_banks<S>(h);
+  for (int h = 1; h <= 600; ++h) check_banks<S>(h);  // the tiles of experiment 13's shapes are up to 512 rows
   for (std::int64_t h : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{1} << 20, std::int64_t{600000001}})
     for (std::int64_t w : {std::int64_t{1}, std::int64_t{5}, std::int64_t{4545455}, std::int64_t{600000001}}) check_tile_bytes<S>(h, w);
   // One block per SM of a Hopper GPU (132 SMs, 227 KiB less 1 KiB), and a smaller GPU.
@@ -199,6 +199,38 @@ TEST_CASE("in place on the grid: the matrices of experiment 13 that fit a Hopper
   CHECK_FALSE(choose_tiles<16>(8192, 8192, 132, 231424, t));
   CHECK_FALSE(choose_tiles<1>(2, 8388608, 132, 231424, t));
   CHECK_FALSE(choose_tiles<1>(2, 600000001, 132, 231424, t));
+}
+
+TEST_CASE("in place on the grid: the tilings the probe measured fastest on an H100") {
+  // docs/performance-notes.md, section 9, "On-grid's tiles by the work per warp": the tilings
+  // the chooser must keep taking, whatever form its rule takes.
+  struct Want {
+    std::int64_t m, n;
+    int h, w;
+  };
+  Tiles t;
+  for (const Want& x : {Want{16384, 1024, 497, 256}, Want{1024, 16384, 512, 249}, Want{16381, 1021, 373, 341},
+                        Want{4093, 1021, 187, 171}}) {
+    CAPTURE(x.m);
+    CAPTURE(x.n);
+    REQUIRE(choose_tiles<1>(x.m, x.n, 132, 231424, t));
+    CHECK(t.h == x.h);
+    CHECK(t.w == x.w);
+    CHECK(t.count == 132);
+  }
+  REQUIRE(choose_tiles<4>(4093, 1021, 132, 231424, t));  // 342 x 93, not 187 x 171
+  CHECK(t.h == 342);
+  CHECK(t.w == 93);
+  REQUIRE(choose_tiles<4>(8192, 512, 132, 231424, t));  // 373 x 86, not 187 x 171
+  CHECK(t.h == 373);
+  CHECK(t.w == 86);
+  // Which rule ranks tilings of equal count: rounds for 2 bytes and more and for 1-byte rows on
+  // words, the shorter side for 1-byte rows off a word.
+  CHECK(rank_by_rounds<1>(16384, 1024));
+  CHECK_FALSE(rank_by_rounds<1>(16381, 1021));
+  CHECK_FALSE(rank_by_rounds<1>(16384, 1021));
+  CHECK(rank_by_rounds<2>(16381, 1021));
+  CHECK(rank_by_rounds<16>(7, 3));
 }
 
 TEST_CASE("in place on the grid: tiles asked for by size are clipped to the matrix and counted") {

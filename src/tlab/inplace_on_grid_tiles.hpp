@@ -50,13 +50,15 @@ template <int S> std::int64_t tile_bytes(std::int64_t h, std::int64_t w) {
   return columns * C::pitch(h) + C::K * (columns / C::G) + 32;
 }
 
-// The tiles of h x w (at most the matrix's sides) that cover an m x n matrix.
+// The tiles of h x w (at most the matrix's sides) that cover an m x n matrix; count 0 where
+// they are more than a grid has blocks (2^30) or a tile's sides or pitch overflow an int.
 template <int S> Tiles tiles_of(std::int64_t m, std::int64_t n, std::int64_t h, std::int64_t w) {
+  constexpr std::int64_t kMaxTiles = std::int64_t{1} << 30, kMaxInt = 0x7fffffff;
   h = std::min(h, m), w = std::min(w, n);
-  if (h < 1 || w < 1) return Tiles{};
-  const std::int64_t across = ceil_div(n, w), count = ceil_div(m, h) * across;
-  if (count > (std::int64_t{1} << 30)) return Tiles{};
-  return Tiles{static_cast<int>(h), static_cast<int>(w), static_cast<int>(across), static_cast<int>(count),
+  if (h < 1 || w < 1 || h > kMaxInt / (4 * S) || w > kMaxInt) return Tiles{};
+  const std::int64_t across = ceil_div(n, w), down = ceil_div(m, h);
+  if (across > kMaxTiles || down > kMaxTiles / across) return Tiles{};
+  return Tiles{static_cast<int>(h), static_cast<int>(w), static_cast<int>(across), static_cast<int>(down * across),
                static_cast<int>(Columns<S>::pitch(h))};
 }
 

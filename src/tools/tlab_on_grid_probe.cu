@@ -6,13 +6,15 @@
 // and memcpy of the same bytes, in the same run. Tiles are the chooser's unless a case names them,
 // so that other tile shapes can be weighed against it.
 //
-// Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] ...]   (no case: experiment 13's rect-small shapes)
+// Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] ...]   (no case: experiment 13's 1-byte
+// rectangles, and smaller ones of 1 to 8 bytes)
 // Output: CSV on stdout, one row per case and part: rows, cols, elem_bytes, tile_h, tile_w,
 // tiles, part, median_us, ci_lo_us and ci_hi_us (95% interval of the median), reps, pct_of_memcpy (memcpy's time over
 // the part's, so a part alone shows its share of a copy's time).
 #include <cuda_runtime.h>
 
 #include <cstdio>
+#include <limits>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -35,14 +37,17 @@ struct Case {
   tlab::on_grid::Tiles tiles;  // h and w where forced
 };
 
-// "16384x1024:1" or "1024x16384:1:512x249".
+// "16384x1024:1" or "1024x16384:1:512x249": digits, 'x' and ':' only (sscanf alone would take
+// spaces and signs), and tile sides that fit an int.
 Case parse(const std::string& arg) {
   Case c;
   long long m = 0, n = 0, h = 0, w = 0;
   int elem = 0, used = 0;
-  const int got = std::sscanf(arg.c_str(), "%lldx%lld:%d%n:%lldx%lld%n", &m, &n, &elem, &used, &h, &w, &used);
+  const bool plain = !arg.empty() && arg.find_first_not_of("0123456789x:") == std::string::npos;
+  const int got = plain ? std::sscanf(arg.c_str(), "%lldx%lld:%d%n:%lldx%lld%n", &m, &n, &elem, &used, &h, &w, &used) : 0;
   if ((got != 3 && got != 5) || used != static_cast<int>(arg.size()) || m < 1 || n < 1 ||
-      (elem != 1 && elem != 2 && elem != 4 && elem != 8 && elem != 16) || (got == 5 && (h < 1 || w < 1)))
+      (elem != 1 && elem != 2 && elem != 4 && elem != 8 && elem != 16) ||
+      (got == 5 && (h < 1 || w < 1 || h > std::numeric_limits<int>::max() || w > std::numeric_limits<int>::max())))
     throw std::invalid_argument("not a case: '" + arg + "' (ROWSxCOLS:BYTES[:HxW], BYTES 1, 2, 4, 8 or 16)");
   c.shape = Shape{m, n};
   c.elem = elem;
@@ -80,6 +85,14 @@ template <class Before, class Run> Timing time(int reps, Before before, Run run)
 }
 
 void probe(const Case& c, DeviceBuffer& flush, int reps) {
+  // Refused before anything is allocated: a case the grid cannot hold may not fit the device
+  // memory either (or its size overflow).
+  if (!c.forced && tlab::gpu::on_grid_tiles(c.shape, c.elem).count == 0)
+    throw std::invalid_argument(tlab::to_string(c.shape) + " does not fit this GPU's shared memory");
+  if (c.forced && (tlab::on_grid::tiles_of<1>(c.shape.rows, c.shape.cols, c.tiles.h, c.tiles.w).count == 0 ||
+                   !tlab::gpu::in_place_on_grid_fits(c.shape, c.elem)))
+    throw std::invalid_argument(tlab::to_string(c.shape) + " in tiles of " + std::to_string(c.tiles.h) + "x" +
+                                std::to_string(c.tiles.w) + ": not a tiling the grid can hold");
   const std::size_t bytes = static_cast<std::size_t>(c.shape.elements()) * c.elem;
   DeviceBuffer a(bytes), b(bytes);
   TLAB_CUDA(cudaMemset(a.get(), 1, bytes));
@@ -137,7 +150,7 @@ int main(int argc, char** argv) {
     int refused = 0;
     for (const Case& c : cases) try {
         probe(c, flush, 41);
-      } catch (const std::invalid_argument& e) {  // a case the grid cannot take: the others still run
+      } catch (const std::exception& e) {  // a case the grid or the device cannot take: the others still run
         std::fprintf(stderr, "tlab-on-grid-probe: %s\n", e.what());
         ++refused;
       }
