@@ -14,8 +14,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdio>
-#include <limits>
 #include <exception>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,6 +24,7 @@
 #include "tlab/gpu/event_timer.cuh"
 #include "tlab/gpu/inplace_on_grid.cuh"
 #include "tlab/stats.hpp"
+#include "tlab/timing.hpp"
 
 namespace {
 
@@ -67,21 +68,24 @@ struct Timing {
   int reps = 0;
 };
 
-// Two untimed runs, then `reps` timed ones, each after `before` (untimed, on the same stream).
+// The project's sampling (tlab::measure) held to a fixed count: two untimed runs, then `reps`
+// timed ones, each after `before` (untimed, on the same stream).
 template <class Before, class Run> Timing time(int reps, Before before, Run run) {
-  before();
-  run();
-  before();
-  run();
   tlab::gpu::EventTimer timer;
   const tlab::Operands op;  // default stream
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    before();
-    t.push_back(timer.time([&](const tlab::Operands&) { run(); }, op));
-  }
-  const tlab::Summary s = tlab::summarize(std::move(t));
-  return Timing{s.median, s.ci_lo, s.ci_hi, reps};
+  tlab::TimingPolicy fixed;
+  fixed.warmup = 2;
+  fixed.min_reps = fixed.max_reps = reps;
+  fixed.budget_s = std::numeric_limits<double>::infinity();
+  fixed.target_rel_ci = -1;  // never met: every run of the `reps` is taken
+  const tlab::Summary s = tlab::measure(
+                              [&] {
+                                before();
+                                return timer.time([&](const tlab::Operands&) { run(); }, op);
+                              },
+                              fixed)
+                              .summary;
+  return Timing{s.median, s.ci_lo, s.ci_hi, static_cast<int>(s.n)};
 }
 
 void probe(const Case& c, DeviceBuffer& flush, int reps) {

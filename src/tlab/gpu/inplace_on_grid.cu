@@ -200,11 +200,6 @@ template <int S, int P> bool plan(std::int64_t m, std::int64_t n, const Tiles* f
   return true;
 }
 
-template <int S> bool fits(Shape s) {
-  Launch l;
-  return plan<S, kOnGridAll>(s.rows, s.cols, nullptr, l);
-}
-
 template <int S, int P> void run(void* matrix, Shape s, const Tiles* forced, cudaStream_t stream, bool plain = false) {
   if (s.rows == 1 || s.cols == 1) return;  // a vector's transpose has the same layout
   Launch l;
@@ -254,18 +249,6 @@ void dispatch(void* matrix, Shape s, int elem, int phases, const Tiles* forced, 
 
 }  // namespace
 
-bool in_place_on_grid_fits(Shape s, int elem) {
-  if (s.rows < 1 || s.cols < 1) return false;
-  if (s.rows == 1 || s.cols == 1) return true;
-  switch (elem) {
-    case 1: return fits<1>(s);
-    case 2: return fits<2>(s);
-    case 4: return fits<4>(s);
-    case 8: return fits<8>(s);
-    case 16: return fits<16>(s);
-  }
-  return false;
-}
 
 void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream) {
   dispatch(matrix, s, elem, kOnGridAll, nullptr, stream);
@@ -286,6 +269,12 @@ on_grid::Tiles on_grid_tiles(Shape s, int elem) {
     case 16: ok = plan<16, kOnGridAll>(s.rows, s.cols, nullptr, l); break;
   }
   return ok ? l.tiles : on_grid::Tiles{};
+}
+
+bool in_place_on_grid_fits(Shape s, int elem) {
+  if (s.rows < 1 || s.cols < 1) return false;
+  if (s.rows == 1 || s.cols == 1) return true;
+  return on_grid_tiles(s, elem).count > 0;
 }
 
 void register_gpu_inplace_on_grid(Registry& r) {
