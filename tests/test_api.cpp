@@ -120,13 +120,15 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 8) == "odd");
   CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 16) == "odd");
   CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "unaligned");
-  // Rectangles in place: up to 16 MiB a class of their own (one pass through the GPU's shared
-  // memory can hold them), "rect" above.
+  // Rectangles in place: up to 32 MiB a class of their own (one pass through the GPU's shared
+  // memory, two tiles a block past 29 MiB, can hold them), "rect" above.
   CHECK(tuning::shape_class({100, 101}, Placement::in_place, 4) == "rect-small");
-  CHECK(tuning::shape_class({4096, 1024}, Placement::in_place, 4) == "rect-small");
-  CHECK(tuning::shape_class({4097, 1024}, Placement::in_place, 4) == "rect");
-  CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 1) == "rect-small");
-  CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 2) == "rect");
+  CHECK(tuning::shape_class({4096, 2048}, Placement::in_place, 4) == "rect-small");
+  CHECK(tuning::shape_class({4097, 2048}, Placement::in_place, 4) == "rect");
+  CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 2) == "rect-small");
+  CHECK(tuning::shape_class({16384, 1024}, Placement::in_place, 2) == "rect-small");
+  CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 4) == "rect");
+  CHECK(tuning::shape_class({8192, 6144}, Placement::in_place, 1) == "rect");  // tlab-tune's shape for "rect"
 }
 
 TEST_CASE("tuning tables: written atomically, read back, refused with the line when malformed") {

@@ -1,6 +1,7 @@
 // The arithmetic of the in-place transpose on the grid (tlab/inplace_on_grid_tiles.hpp),
-// checked without a GPU: the chosen tiles cover the matrix with at most one tile per block and
-// fit a block's shared memory, the most tiles of all that fit and then the fewest warp rounds
+// checked without a GPU: the chosen tiles cover the matrix with at most one tile per block (two,
+// and their overlap kept aside within a bound, where one is not enough) and fit a block's
+// shared memory, the most tiles of all that fit and then the fewest warp rounds
 // (or, for 1-byte rows off a word, the longest shorter side); the tile's columns do not overlap, are aligned for the element stores and stay inside
 // the block's shared memory; the read phase's stores of each group of lanes that shared memory serves at
 // once land in different banks; and every output piece splits exactly into aligned words read
@@ -69,6 +70,56 @@ template <int S> void check_choice(std::int64_t m, std::int64_t n, int blocks, s
   CHECK(t.count <= blocks);
   CHECK(tile_bytes<S>(t.h, t.w) <= smem);
   CHECK(t.pitch == Columns<S>::pitch(t.h));
+}
+
+// plan_tiles: one tile a block exactly as choose_tiles; else two a block, the choice of
+// choose_tiles over 2 blocks, every tile inside a block's shared memory in both places, the own
+// tile at a 16-byte word, the bytes kept aside exactly the overlap of the two places rounded
+// out to words, and within 256 rows of the longer side; refused past that.
+template <int S> void check_plan(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem) {
+  CAPTURE(S);
+  CAPTURE(m);
+  CAPTURE(n);
+  Tiles one, t;
+  const bool found = plan_tiles<S>(m, n, blocks, smem, t);
+  if (choose_tiles<S>(m, n, blocks, smem, one)) {
+    REQUIRE(found);
+    CHECK(t.count == one.count);
+    CHECK(t.h == one.h);
+    CHECK(t.w == one.w);
+    CHECK(t.first_at == 0);
+    CHECK(t.spill == 0);
+    CHECK(spill_bytes(t, blocks) == 0);
+    return;
+  }
+  const long double bytes = static_cast<long double>(m) * n * S, cap = 256.0L * std::max(m, n) * S;
+  if (bytes > static_cast<long double>(blocks) * smem + cap) {
+    CHECK_FALSE(found);
+    return;
+  }
+  Tiles two;
+  const bool candidate = choose_tiles<S>(m, n, 2 * blocks, smem, two, blocks * smem + static_cast<std::int64_t>(cap));
+  if (!found) {  // none, or the most tiles keep more aside than the cap
+    if (candidate)
+      CHECK(static_cast<long double>(two.count - blocks) *
+                std::max<std::int64_t>(0, 2 * tile_bytes<S>(two.h, two.w) - smem) > cap - 32.0L * blocks);
+    return;
+  }
+  REQUIRE(candidate);
+  CHECK(t.count == two.count);
+  CHECK(t.h == two.h);
+  CHECK(t.w == two.w);
+  const std::int64_t tile = tile_bytes<S>(t.h, t.w), words = ceil_div(tile, 16) * 16;
+  CHECK(t.count > blocks);
+  CHECK(t.count <= 2 * blocks);
+  CHECK(t.first_at % 16 == 0);
+  CHECK(t.first_at >= 0);
+  CHECK(t.first_at + tile <= smem);                         // the own tile, from first_at
+  CHECK(words <= smem);                                     // the second, from 0, and the words copied
+  CHECK(t.spill == std::max<std::int64_t>(0, words - t.first_at));  // [first_at, words): both tiles'
+  CHECK(t.spill % 16 == 0);
+  CHECK(spill_bytes(t, blocks) == static_cast<std::int64_t>(t.count - blocks) * t.spill);
+  CHECK(static_cast<long double>(spill_bytes(t, blocks)) <= cap);
 }
 
 // tile_bytes against bounds of its own: every column's stored rows, plus at most K bytes of
@@ -174,6 +225,18 @@ template <int S> void check_size() {
                         {4093, 1021}, {2039, 1021}, {8192, 2048 / S}, {100000, 100000}, {2, 600000001},
                         {600000001, 2}, {3037000500, 3037000500}})
       check_choice<S>(m, n, blocks, smem);
+  // Around the grid's shared memory (30.5 MB on a Hopper GPU, 3 MB on the small one): the
+  // shapes above and shapes of 1 to 1.3 times it, long and short, square and thin.
+  for (auto [blocks, smem] : {std::pair<int, std::int64_t>{132, 231424}, {30, 99 * 1024}})
+    for (double f : {0.9, 1.01, 1.05, 1.1, 1.2, 1.3})
+      for (std::int64_t n : {std::int64_t{3}, std::int64_t{64}, std::int64_t{1021}, std::int64_t{4093}, std::int64_t{65536}}) {
+        const std::int64_t m = static_cast<std::int64_t>(f * blocks * smem / S / n);
+        check_plan<S>(m, n, blocks, smem);
+        check_plan<S>(n, m, blocks, smem);
+      }
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {16384, 1024}, {65536, 256}, {8192, 2048 / S},
+                      {100000, 100000}, {2, 600000001}, {3037000500, 3037000500}})
+    check_plan<S>(m, n, 132, 231424);
 }
 
 }  // namespace
@@ -199,6 +262,29 @@ TEST_CASE("in place on the grid: the matrices of experiment 13 that fit a Hopper
   CHECK_FALSE(choose_tiles<16>(8192, 8192, 132, 231424, t));
   CHECK_FALSE(choose_tiles<1>(2, 8388608, 132, 231424, t));
   CHECK_FALSE(choose_tiles<1>(2, 600000001, 132, 231424, t));
+}
+
+TEST_CASE("in place on the grid: two tiles a block where the grid's shared memory is a little short") {
+  // 2-byte 16381 x 1021, 16384 x 1024 and the other 32 MiB shapes of experiment 13 exceed 132
+  // x 226 KiB by 3 MB, within 256 rows of their longer side; 4-byte 16381 x 1021 exceeds it by
+  // 36 MB, and 1-byte 8192 x 6144 (tlab-tune's "rect" shape) by 19.8 MB, past theirs.
+  Tiles t;
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {1021, 16381}, {16384, 1024}, {1024, 16384},
+                      {65536, 256}, {256, 65536}}) {
+    CAPTURE(m);
+    CAPTURE(n);
+    REQUIRE(plan_tiles<2>(m, n, 132, 231424, t));
+    CHECK(t.count > 132);
+    // At least what the matrix exceeds the shared memory by; more by the tiles' padding (G
+    // columns and a pitch a tile: 135,556 bytes for 497 x 128 elements of 127,232).
+    CHECK(spill_bytes(t, 132) > 2900000);
+    CHECK(spill_bytes(t, 132) < 6000000);
+  }
+  CHECK_FALSE(plan_tiles<4>(16381, 1021, 132, 231424, t));
+  CHECK_FALSE(plan_tiles<1>(8192, 6144, 132, 231424, t));
+  REQUIRE(plan_tiles<1>(16381, 1021, 132, 231424, t));  // one a block where that is enough
+  CHECK(t.count == 132);
+  CHECK(t.spill == 0);
 }
 
 TEST_CASE("in place on the grid: the tilings the probe measured fastest on an H100") {

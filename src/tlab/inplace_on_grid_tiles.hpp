@@ -35,8 +35,12 @@ template <int S> struct Columns {
 struct Tiles {
   int h = 0, w = 0;  // tile rows and columns (the last tiles of a row or column may be shorter)
   int across = 0;    // tiles across the n columns
-  int count = 0;     // tiles, one block each
+  int count = 0;     // tiles: one a block, or two where the grid's shared memory is too small
   int pitch = 0;     // bytes per tile column in shared memory (Columns<S>::pitch(h))
+  // Where a block takes two tiles (block b also tile b + blocks): the second lies at byte 0 of
+  // its shared memory, its own tile from byte first_at, and the `spill` bytes where the two
+  // overlap wait in global memory between the phases (TwoTiles). Both 0 with one tile a block.
+  int first_at = 0, spill = 0;
 };
 
 // Shared memory for an h x w tile: its columns, G more that the last word of a row piece may
@@ -84,8 +88,10 @@ template <int S> bool rank_by_rounds(std::int64_t m, std::int64_t n) {
 // 365 ran 7% slower than in 132 of 512 x 249 on an H100), then the one with the fewest warp
 // rounds or the longest shorter side (rank_by_rounds; a tile's rows are the pieces it reads,
 // its columns the pieces it writes). False where none fits.
-template <int S> bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& best) {
-  const std::int64_t capacity = static_cast<std::int64_t>(blocks) * smem / S;  // elements, at most
+// `bytes`: a bound on the matrix's bytes (0: blocks times smem).
+template <int S>
+bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& best, std::int64_t bytes = 0) {
+  const std::int64_t capacity = (bytes > 0 ? bytes : static_cast<std::int64_t>(blocks) * smem) / S;  // elements, at most
   if (m < 1 || n < 1 || n > capacity || m > capacity / n) return false;
   const bool by_rounds = rank_by_rounds<S>(m, n);
   bool found = false;
@@ -103,6 +109,45 @@ template <int S> bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, s
     best = t;
   }
   return found;
+}
+
+// Two tiles a block, for a matrix somewhat larger than the grid's shared memory: each block reads
+// its second tile into the bottom of its `smem` bytes, puts the part that its own tile will
+// cover into global memory, reads its own tile into the top, and after the grid's barrier
+// writes its own, brings the part back and writes the second. Every tile fits a block alone,
+// and the bytes kept aside, about what the matrix exceeds the shared memory by, are at most
+// kSpillRows rows of the longer side (the extra memory of c2r-r256): a transpose in place
+// holds no copy of the matrix. The own tile starts on a 16-byte word, as the kept part does.
+constexpr std::int64_t kSpillRows = 256;
+template <int S> std::int64_t spill_cap_bytes(std::int64_t m, std::int64_t n) { return kSpillRows * std::max(m, n) * S; }
+
+// Global memory that `blocks` blocks keep aside for tiles t: the overlap of each block that
+// takes two.
+inline std::int64_t spill_bytes(const Tiles& t, int blocks) {
+  return t.count > blocks ? static_cast<std::int64_t>(t.count - blocks) * t.spill : 0;
+}
+
+// Tiles t (from tiles_of) made ready for `blocks` blocks of `smem` bytes (a multiple of 16):
+// true, with first_at and spill set, where every tile fits a block, there are at most two a
+// block, and the bytes kept aside are within spill_cap_bytes.
+template <int S> bool place_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& t) {
+  const std::int64_t bytes = tile_bytes<S>(t.h, t.w);
+  if (t.count < 1 || bytes > smem || t.count > 2 * static_cast<std::int64_t>(blocks)) return false;
+  t.first_at = t.spill = 0;
+  if (t.count <= blocks) return true;
+  t.first_at = static_cast<int>((smem - bytes) / 16 * 16);
+  t.spill = static_cast<int>(std::max<std::int64_t>(0, ceil_div(bytes, std::int64_t{16}) * 16 - t.first_at));
+  return spill_bytes(t, blocks) <= spill_cap_bytes<S>(m, n);
+}
+
+// The tiles for `blocks` blocks of `smem` bytes: one a block where choose_tiles finds them,
+// else two a block, chosen the same way among `2 blocks` (the most tiles, which also keeps the
+// least aside), within the spill's cap. False where neither fits.
+template <int S> bool plan_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& t) {
+  smem = smem / 16 * 16;
+  if (choose_tiles<S>(m, n, blocks, smem, t)) return place_tiles<S>(m, n, blocks, smem, t);
+  const std::int64_t most = static_cast<std::int64_t>(blocks) * smem + spill_cap_bytes<S>(m, n);  // bytes
+  return choose_tiles<S>(m, n, 2 * blocks, smem, t, most) && place_tiles<S>(m, n, blocks, smem, t);
 }
 
 // A piece of `bytes` bytes whose first byte sits `off` bytes into an aligned 16-byte word: the

@@ -46,7 +46,7 @@ const std::vector<Case>& cases() {
                                    {Placement::in_place, "odd", {}},
                                    {Placement::in_place, "square", {{8192, 8192}, {6144, 6144}}},
                                    {Placement::in_place, "rect-small", {}},
-                                   {Placement::in_place, "rect", {{8192, 4096}}}};
+                                   {Placement::in_place, "rect", {{8192, 6144}}}};
   return c;
 }
 

@@ -19,10 +19,11 @@ namespace tlab::tuning {
 // start off a sector); "medium" (< 2^24 elements: the matrix is within a few L2 sizes); else
 // "tall" (rows >= 4 cols), "wide" (cols >= 4 rows) or "square". In place: for m != n,
 // "rect-small" up to kRectSmallBytes (a size the shared memory of an H100's or an H200's
-// grid holds whole at most shapes, tiles rounded up; not the thinnest, 2 x 8388608 bytes, whose
-// tiles cannot be cut to fit a block: the plan then falls back) and "rect" above; for squares
-// "unaligned", "odd" or "square", as above.
-constexpr std::int64_t kRectSmallBytes = std::int64_t{16} << 20;
+// grid holds at most shapes, with two tiles a block and their overlap kept aside past its 29
+// MiB; not the thinnest, 2 x 16777216 bytes, whose tiles cannot be cut to fit a block, nor
+// those whose 256 rows of the longer side are less than the overlap: the plan then falls back)
+// and "rect" above; for squares "unaligned", "odd" or "square", as above.
+constexpr std::int64_t kRectSmallBytes = std::int64_t{32} << 20;
 std::string shape_class(Shape s, Placement p, std::size_t elem);
 
 struct Row {

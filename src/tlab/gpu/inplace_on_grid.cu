@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "tlab/gpu/inplace_on_grid.cuh"
+#include "tlab/gpu/kept_scratch.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/word_tile.cuh"
 #include "tlab/inplace_on_grid_tiles.hpp"
@@ -19,7 +20,6 @@
 namespace tlab::gpu {
 namespace {
 
-using on_grid::choose_tiles;
 using on_grid::Columns;
 using on_grid::Piece;
 using on_grid::tile_bytes;
@@ -68,41 +68,43 @@ __device__ __forceinline__ uint4 lds128(const unsigned char* p) {
   return v;
 }
 
-// Element indices fit 32 bits: the matrix fits the GPU's shared memory. P says which phases
-// run (kOnGridRead | kOnGridBarrier | kOnGridWrite): the transpose runs all three;
-// tlab-on-grid-probe times them apart.
-template <int S, int P>
-__global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* a, int m, int n, Tiles t) {
+// Where tile `index` lies in the matrix, and what of the matrix its reads may touch.
+struct Place {
+  int i0, j0, h, w, skew;
+  const unsigned char *begin, *end;
+  template <int S>
+  __device__ Place(const unsigned char* a, int m, int n, const Tiles& t, int index, std::integral_constant<int, S>)
+      : i0(index / t.across * t.h), j0(index % t.across * t.w), h(min(t.h, m - i0)), w(min(t.w, n - j0)),
+        skew(static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16)), begin(a),
+        end(a + static_cast<std::int64_t>(m) * n * S) {}
+};
+
+// Reads tile `at` of the m x n matrix into `tile`. A warp takes kRowsInFlight rows: groups of R
+// consecutive rows, kWarps groups apart. For each row its lanes load the aligned 16-byte words
+// under the piece (bytes of the neighbouring tiles too: nothing is written before the grid's
+// barrier) and lanes 0-30 shift word j of the piece into place from their word and the next
+// lane's; then each lane stores its words' G columns, R rows at a time. A last word that runs
+// past the piece fills columns past w, which are never written out.
+template <int S>
+__device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, int m, int n, const Tiles& t,
+                                          const Place& at) {
   using C = Columns<S>;
   using Elem = word::Word<S>;
   constexpr int R = C::R, G = C::G;
-  extern __shared__ __align__(16) unsigned char tile[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int i0 = static_cast<int>(blockIdx.x) / t.across * t.h, j0 = static_cast<int>(blockIdx.x) % t.across * t.w;
-  const int h = min(t.h, m - i0), w = min(t.w, n - j0), pitch = t.pitch;
-  const int skew = static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16);
-  const unsigned char* begin = a;
-  const unsigned char* end = a + static_cast<std::int64_t>(m) * n * S;
-
-  // Reads. A warp takes kRowsInFlight rows: groups of R consecutive rows, kWarps groups apart.
-  // For each row its lanes load the aligned 16-byte words under the piece (bytes of the
-  // neighbouring tiles too: nothing is written before the grid's barrier) and lanes 0-30 shift
-  // word j of the piece into place from their word and the next lane's; then each lane stores
-  // its words' G columns, R rows at a time. A last word that runs past the piece fills columns
-  // past w, which are never written out.
-  const int row_bytes = w * S, words = (row_bytes + 15) / 16;  // a piece's words, realigned
+  const int h = at.h, pitch = t.pitch;
+  const int row_bytes = at.w * S, words = (row_bytes + 15) / 16;  // a piece's words, realigned
   constexpr int kGroups = kRowsInFlight / R;
-  if constexpr ((P & kOnGridRead) != 0)
   for (int g0 = warp; g0 * R < h; g0 += kWarps * kGroups)
     for (int j = 0; j < words; j += 31) {  // realigned words j .. j + 30
       uint4 x[kRowsInFlight];
       int off[kRowsInFlight];
 #pragma unroll
       for (int u = 0; u < kRowsInFlight; ++u) {
-        const int r = (g0 + u / R * kWarps) * R + u % R, first = ((i0 + r) * n + j0) * S;
-        off[u] = (skew + first) % 16;
+        const int r = (g0 + u / R * kWarps) * R + u % R, first = ((at.i0 + r) * n + at.j0) * S;
+        off[u] = (at.skew + first) % 16;
         const int q = j + lane;  // aligned word q under the piece starts 16 q - off bytes into it
-        x[u] = r < h && 16 * q < off[u] + row_bytes ? load_within(a + first - off[u] + 16 * q, begin, end)
+        x[u] = r < h && 16 * q < off[u] + row_bytes ? load_within(a + first - off[u] + 16 * q, at.begin, at.end)
                                                     : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
@@ -145,23 +147,28 @@ __global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* 
         }
       }
     }
-  if constexpr ((P & kOnGridBarrier) != 0)
-    cooperative_groups::this_grid().sync();  // every tile is on chip: the matrix may be overwritten
+}
 
-  // Writes: a warp takes a column (output row j0 + c, columns i0 .. i0 + h - 1), its lanes the
-  // aligned 16-byte words inside that piece, each shifted into place from two aligned 16-byte
-  // loads of the column, and the head's and tail's elements (words that neighbouring pieces
-  // share) one a lane (lanes 0-15 the head, 16-31 the tail).
-  const int piece_bytes = h * S;
-  if constexpr ((P & kOnGridWrite) != 0)
-  for (int c = warp; c < w; c += kWarps) {
-    const int first = ((j0 + c) * m + i0) * S, off = (skew + first) % 16;
+// Writes `tile` transposed to where it belongs in the n x m result. A warp takes a column
+// (output row j0 + c, columns i0 .. i0 + h - 1), its lanes the aligned 16-byte words inside
+// that piece, each shifted into place from two aligned 16-byte loads of the column, and the
+// head's and tail's elements (words that neighbouring pieces share) one a lane (lanes 0-15 the
+// head, 16-31 the tail).
+template <int S>
+__device__ __forceinline__ void write_tile(const unsigned char* tile, unsigned char* a, int m, const Tiles& t,
+                                           const Place& at) {
+  using C = Columns<S>;
+  using Elem = word::Word<S>;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int piece_bytes = at.h * S;
+  for (int c = warp; c < at.w; c += kWarps) {
+    const int first = ((at.j0 + c) * m + at.i0) * S, off = (at.skew + first) % 16;
     const Piece p(off, piece_bytes);
-    const int col = C::base(c, pitch), shift = ((col - off) % 16 + 16) % 16;
+    const int col = C::base(c, t.pitch), shift = ((col - off) % 16 + 16) % 16;
     unsigned char* out = a + first - off;  // output word q is out + 16 q
     for (int q = p.lo + lane; q < p.hi; q += 32) {
-      const int at = col + 16 * q - off - shift;  // 16-byte aligned, and not negative as q > 0 or off == 0
-      *reinterpret_cast<uint4*>(out + 16 * q) = bytes_at(lds128(tile + at), lds128(tile + at + 16), shift);
+      const int from = col + 16 * q - off - shift;  // 16-byte aligned, and not negative as q > 0 or off == 0
+      *reinterpret_cast<uint4*>(out + 16 * q) = bytes_at(lds128(tile + from), lds128(tile + from + 16), shift);
     }
     const int e = lane < 16 ? lane * S : p.tail + (lane - 16) * S;
     if (lane < 16 ? e < p.head : e < piece_bytes)
@@ -169,9 +176,51 @@ __global__ void __launch_bounds__(kThreads, 1) transpose_on_grid(unsigned char* 
   }
 }
 
+// Copies `bytes` (a multiple of 16) from `from` to `to`, a block's threads 16 bytes each.
+__device__ __forceinline__ void copy_words(void* to, const void* from, int bytes) {
+  for (int i = threadIdx.x; i < bytes / 16; i += kThreads)
+    static_cast<uint4*>(to)[i] = static_cast<const uint4*>(from)[i];
+}
+
+// Element indices fit 32 bits: the matrix fits the GPU's shared memory and the spill. Block b
+// takes tile b and, where there are more tiles than blocks, tile b + blocks too (TwoTiles in
+// tlab/inplace_on_grid_tiles.hpp; `spill` then holds t.spill bytes a block). P says which
+// phases run (kOnGridRead | kOnGridBarrier | kOnGridWrite): the transpose runs all three;
+// tlab-on-grid-probe times them apart.
+template <int S, int P>
+__global__ void __launch_bounds__(kThreads, 1)
+    transpose_on_grid(unsigned char* a, int m, int n, Tiles t, unsigned char* spill) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const std::integral_constant<int, S> size;
+  const Place own(a, m, n, t, static_cast<int>(blockIdx.x), size);
+  const int second = static_cast<int>(blockIdx.x + gridDim.x);
+  unsigned char* const kept = spill + static_cast<std::int64_t>(blockIdx.x) * t.spill;
+  if constexpr ((P & kOnGridRead) != 0) {
+    if (second < t.count) {
+      read_tile<S>(smem, a, m, n, t, Place(a, m, n, t, second, size));
+      __syncthreads();
+      copy_words(kept, smem + t.first_at, t.spill);
+      __syncthreads();
+    }
+    read_tile<S>(smem + t.first_at, a, m, n, t, own);
+  }
+  if constexpr ((P & kOnGridBarrier) != 0)
+    cooperative_groups::this_grid().sync();  // every tile is on chip or aside: the matrix may be overwritten
+  if constexpr ((P & kOnGridWrite) != 0) {
+    write_tile<S>(smem + t.first_at, a, m, t, own);
+    if (second < t.count) {
+      __syncthreads();
+      copy_words(smem + t.first_at, kept, t.spill);
+      __syncthreads();
+      write_tile<S>(smem, a, m, t, Place(a, m, n, t, second, size));
+    }
+  }
+}
+
 struct Launch {
   Tiles tiles;
-  int smem = 0;
+  int smem = 0, blocks = 0;
+  std::int64_t spill = 0;  // bytes kept aside in global memory (on_grid::spill_bytes)
 };
 
 // The launch for an m x n matrix on the current device, or false where it does not fit: the
@@ -184,81 +233,78 @@ template <int S, int P> bool plan(std::int64_t m, std::int64_t n, const Tiles* f
   // Element offsets are 32-bit in the kernel; m * n * S may itself overflow, hence the division.
   if (!coop || m < 1 || n < 1 || m > (std::int64_t{1} << 31) / S / n) return false;
   auto kernel = transpose_on_grid<S, P>;
-  const int smem = optin - 1024;  // as c2r-grid: a margin under the opt-in limit
+  const int smem = (optin - 1024) / 16 * 16;  // as c2r-grid: a margin under the opt-in limit
   static unsigned long long smem_allowed = 0;
   word::allow_smem(kernel, static_cast<std::size_t>(smem), smem_allowed);
   int per_sm = 0;
   TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
   const int blocks = sm_count() * per_sm;
   if (forced == nullptr) {
-    if (!choose_tiles<S>(m, n, blocks, smem, l.tiles)) return false;
+    if (!on_grid::plan_tiles<S>(m, n, blocks, smem, l.tiles)) return false;
   } else {
     l.tiles = on_grid::tiles_of<S>(m, n, forced->h, forced->w);
-    if (l.tiles.count < 1 || l.tiles.count > blocks || tile_bytes<S>(l.tiles.h, l.tiles.w) > smem) return false;
+    if (!on_grid::place_tiles<S>(m, n, blocks, smem, l.tiles)) return false;
   }
-  l.smem = static_cast<int>(tile_bytes<S>(l.tiles.h, l.tiles.w));
+  l.blocks = std::min(l.tiles.count, blocks);
+  l.smem = l.tiles.count > blocks ? smem : static_cast<int>(tile_bytes<S>(l.tiles.h, l.tiles.w));
+  l.spill = on_grid::spill_bytes(l.tiles, blocks);
   return true;
 }
 
-template <int S, int P> void run(void* matrix, Shape s, const Tiles* forced, cudaStream_t stream, bool plain = false) {
+template <int S, int P>
+void run(void* matrix, Shape s, const Tiles* forced, void* scratch, cudaStream_t stream, bool plain = false) {
   if (s.rows == 1 || s.cols == 1) return;  // a vector's transpose has the same layout
   Launch l;
   if (!plan<S, P>(s.rows, s.cols, forced, l))
     throw std::invalid_argument(
         "in-place transpose on the grid: " + to_string(s) +
         (forced ? " in tiles of " + std::to_string(forced->h) + "x" + std::to_string(forced->w) +
-                      ": more tiles than the grid has blocks, or a tile larger than a block's shared memory"
-                : " does not fit this GPU's shared memory"));
+                      ": more than two tiles a block, a tile larger than a block's shared memory, or more to keep "
+                      "aside than 256 rows of the longer side"
+                : " does not fit this GPU's shared memory and the room it may keep aside"));
   auto* a = static_cast<unsigned char*>(matrix);
+  auto* spill = static_cast<unsigned char*>(l.spill > 0 && scratch == nullptr ? kept_scratch(l.spill) : scratch);
   int m = static_cast<int>(s.rows), n = static_cast<int>(s.cols);
-  void* args[] = {&a, &m, &n, &l.tiles};
+  void* args[] = {&a, &m, &n, &l.tiles, &spill};
   if (plain) {
     if constexpr ((P & kOnGridBarrier) != 0) throw std::invalid_argument("a grid barrier needs the cooperative launch");
-    else transpose_on_grid<S, P><<<l.tiles.count, kThreads, static_cast<std::size_t>(l.smem), stream>>>(a, m, n, l.tiles);
+    else
+      transpose_on_grid<S, P><<<l.blocks, kThreads, static_cast<std::size_t>(l.smem), stream>>>(a, m, n, l.tiles, spill);
   } else {
-    TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(transpose_on_grid<S, P>), dim3(l.tiles.count),
+    TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(transpose_on_grid<S, P>), dim3(l.blocks),
                                           dim3(kThreads), args, static_cast<std::size_t>(l.smem), stream));
   }
   TLAB_CUDA_LAUNCHED();
 }
 
-template <int S> void run_phases(void* matrix, Shape s, int phases, const Tiles* forced, cudaStream_t stream) {
+template <int S>
+void run_phases(void* matrix, Shape s, int phases, const Tiles* forced, void* scratch, cudaStream_t stream) {
   switch (phases) {
-    case 0: return run<S, 0>(matrix, s, forced, stream);
-    case kOnGridPlainLaunch: return run<S, 0>(matrix, s, forced, stream, true);
-    case kOnGridBarrier: return run<S, kOnGridBarrier>(matrix, s, forced, stream);
-    case kOnGridRead | kOnGridBarrier: return run<S, kOnGridRead | kOnGridBarrier>(matrix, s, forced, stream);
-    case kOnGridBarrier | kOnGridWrite: return run<S, kOnGridBarrier | kOnGridWrite>(matrix, s, forced, stream);
-    case kOnGridAll: return run<S, kOnGridAll>(matrix, s, forced, stream);
+    case 0: return run<S, 0>(matrix, s, forced, scratch, stream);
+    case kOnGridPlainLaunch: return run<S, 0>(matrix, s, forced, scratch, stream, true);
+    case kOnGridBarrier: return run<S, kOnGridBarrier>(matrix, s, forced, scratch, stream);
+    case kOnGridRead | kOnGridBarrier: return run<S, kOnGridRead | kOnGridBarrier>(matrix, s, forced, scratch, stream);
+    case kOnGridBarrier | kOnGridWrite: return run<S, kOnGridBarrier | kOnGridWrite>(matrix, s, forced, scratch, stream);
+    case kOnGridAll: return run<S, kOnGridAll>(matrix, s, forced, scratch, stream);
   }
   throw std::invalid_argument("in-place transpose on the grid: no launch of phases " + std::to_string(phases));
 }
 
-void dispatch(void* matrix, Shape s, int elem, int phases, const Tiles* forced, cudaStream_t stream) {
+void dispatch(void* matrix, Shape s, int elem, int phases, const Tiles* forced, void* scratch, cudaStream_t stream) {
   if (s.rows < 1 || s.cols < 1) throw std::invalid_argument("in-place transpose on the grid: empty shape");
   switch (elem) {
-    case 1: return run_phases<1>(matrix, s, phases, forced, stream);
-    case 2: return run_phases<2>(matrix, s, phases, forced, stream);
-    case 4: return run_phases<4>(matrix, s, phases, forced, stream);
-    case 8: return run_phases<8>(matrix, s, phases, forced, stream);
-    case 16: return run_phases<16>(matrix, s, phases, forced, stream);
+    case 1: return run_phases<1>(matrix, s, phases, forced, scratch, stream);
+    case 2: return run_phases<2>(matrix, s, phases, forced, scratch, stream);
+    case 4: return run_phases<4>(matrix, s, phases, forced, scratch, stream);
+    case 8: return run_phases<8>(matrix, s, phases, forced, scratch, stream);
+    case 16: return run_phases<16>(matrix, s, phases, forced, scratch, stream);
   }
   throw std::invalid_argument("in-place transpose on the grid: element size " + std::to_string(elem) +
                               " is not 1, 2, 4, 8 or 16 bytes");
 }
 
-}  // namespace
-
-
-void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream) {
-  dispatch(matrix, s, elem, kOnGridAll, nullptr, stream);
-}
-
-void on_grid_phases(void* matrix, Shape s, int elem, int phases, const on_grid::Tiles* tiles, cudaStream_t stream) {
-  dispatch(matrix, s, elem, phases, tiles, stream);
-}
-
-on_grid::Tiles on_grid_tiles(Shape s, int elem) {
+// The chooser's launch for `s` on the current device (tiles.count 0 where it does not fit).
+Launch planned(Shape s, int elem) {
   Launch l;
   bool ok = false;
   switch (elem) {
@@ -268,7 +314,24 @@ on_grid::Tiles on_grid_tiles(Shape s, int elem) {
     case 8: ok = plan<8, kOnGridAll>(s.rows, s.cols, nullptr, l); break;
     case 16: ok = plan<16, kOnGridAll>(s.rows, s.cols, nullptr, l); break;
   }
-  return ok ? l.tiles : on_grid::Tiles{};
+  return ok ? l : Launch{};
+}
+
+}  // namespace
+
+void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream, void* scratch) {
+  dispatch(matrix, s, elem, kOnGridAll, nullptr, scratch, stream);
+}
+
+void on_grid_phases(void* matrix, Shape s, int elem, int phases, const on_grid::Tiles* tiles, cudaStream_t stream) {
+  dispatch(matrix, s, elem, phases, tiles, nullptr, stream);
+}
+
+on_grid::Tiles on_grid_tiles(Shape s, int elem) { return planned(s, elem).tiles; }
+
+std::int64_t in_place_on_grid_scratch_bytes(Shape s, int elem) {
+  if (s.rows < 2 || s.cols < 2) return 0;
+  return planned(s, elem).spill;
 }
 
 bool in_place_on_grid_fits(Shape s, int elem) {
@@ -279,8 +342,9 @@ bool in_place_on_grid_fits(Shape s, int elem) {
 
 void register_gpu_inplace_on_grid(Registry& r) {
   Variant v = gpu_variant("gpu/inplace-rect/on-grid", "gpu-inplace-rect", Placement::in_place, {},
-                          "any m x n in place that fits the GPU's shared memory: tiles read into every SM, a grid "
-                          "barrier, tiles written transposed (one read and one write)");
+                          "any m x n in place that fits the GPU's shared memory (two tiles a block, the overlap "
+                          "kept aside, up to 256 rows more): tiles read into every SM, a grid barrier, tiles "
+                          "written transposed (one read and one write)");
   v.any_shape = true;
   v.refuses_shape = [](DType t, Shape s) -> std::string {
     int devices = 0;
@@ -295,8 +359,16 @@ void register_gpu_inplace_on_grid(Registry& r) {
     }
     return "the matrix does not fit the shared memory of this GPU's grid";
   };
+  // A plan's scratch: the tiles kept aside where the grid takes two a block, else none.
+  v.scratch_bytes = [](DType t, Shape s) {
+    try {
+      return in_place_on_grid_scratch_bytes(s, static_cast<int>(dtype_size(t)));
+    } catch (const std::exception&) {  // no device: the plan refuses the variant first
+      return std::int64_t{0};
+    }
+  };
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
-    transpose_in_place_on_grid(op.out, op.shape, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
+    transpose_in_place_on_grid(op.out, op.shape, static_cast<int>(sizeof(decltype(tag))), stream_of(op), op.scratch);
   });
   r.add(std::move(v));
 }

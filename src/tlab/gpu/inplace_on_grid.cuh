@@ -9,12 +9,18 @@
 namespace tlab::gpu {
 
 // Whether the current device's grid holds `s` with `elem`-byte elements (a vector always: its
-// transpose has its layout).
+// transpose has its layout), with two tiles a block where one is not enough and what the two
+// overlap by kept aside in global memory (on_grid::plan_tiles).
 bool in_place_on_grid_fits(Shape s, int elem);
 
+// The global memory kept aside for `s`: 0 where one tile a block is enough.
+std::int64_t in_place_on_grid_scratch_bytes(Shape s, int elem);
+
 // Transposes the m x n matrix at `matrix` (device memory) into its n x m transpose, in place,
-// on `stream`; throws std::invalid_argument where in_place_on_grid_fits is false.
-void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream);
+// on `stream`; throws std::invalid_argument where in_place_on_grid_fits is false. `scratch`:
+// in_place_on_grid_scratch_bytes(s, elem) bytes of device memory, or null for a buffer kept
+// per device.
+void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream, void* scratch = nullptr);
 
 // For tlab-on-grid-probe, which times where the transpose's time goes: the same launch with
 // only some of its phases (a bit mask of the three below; with one left out the result is not a

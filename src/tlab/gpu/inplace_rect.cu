@@ -6,10 +6,9 @@
 // shared-memory tile instead of one element per sector, and `c2r-grid` runs that pass in
 // place across the whole GPU's shared memory (inplace_rect_grid.cu).
 #include <algorithm>
-#include <map>
 
-#include "tlab/gpu/device_buffer.cuh"
 #include "tlab/gpu/inplace_rect.cuh"
+#include "tlab/gpu/kept_scratch.cuh"
 #include "tlab/gpu/word_tile.cuh"
 #include "tlab/inplace_rect_index.hpp"
 
@@ -223,18 +222,6 @@ unsigned blocks_for(std::int64_t work) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(work, kBlock), 1, 65535));
 }
 
-// Scratch for callers that pass none (the registered variants; a plan whose passes all run in
-// place): one buffer per device, grown on demand and kept, so that timed repetitions do not
-// allocate, and taken only by a pass that gathers into scratch.
-void* cached_scratch(std::int64_t bytes) {
-  static std::map<int, DeviceBuffer> per_device;
-  int dev = 0;
-  TLAB_CUDA(cudaGetDevice(&dev));
-  DeviceBuffer& b = per_device[dev];
-  if (static_cast<std::int64_t>(b.bytes()) < bytes) b = DeviceBuffer(static_cast<std::size_t>(bytes));
-  return b.get();
-}
-
 template <int S>
 void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on_grid, cudaStream_t stream) {
   using Wd = word::Word<S>;
@@ -243,7 +230,7 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
   auto* tmp = static_cast<Wd*>(scratch);
   const std::int64_t scratch_elems = in_place_rect_scratch_bytes(s, S, scratch_rows) / S;
   auto take_scratch = [&] {
-    if (!tmp) tmp = static_cast<Wd*>(cached_scratch(scratch_elems * S));
+    if (!tmp) tmp = static_cast<Wd*>(kept_scratch(scratch_elems * S));
   };
   // gather(j0, w) launches the gather of the column batch [j0, j0 + w) into tmp (m x w).
   auto column_pass = [&](auto gather) {
