@@ -129,7 +129,7 @@ template <int S> void check_tile_bytes(std::int64_t h, std::int64_t w) {
   CAPTURE(S);
   CAPTURE(h);
   CAPTURE(w);
-  const std::int64_t columns = w + C::G, bytes = tile_bytes<S>(h, w);
+  const std::int64_t columns = ceil_div(w, C::G) * C::G, bytes = tile_bytes<S>(h, w);
   CHECK(bytes >= columns * stored_bytes<S>(h) + 32);
   CHECK(bytes <= columns * (stored_bytes<S>(h) + C::K) + C::K * (columns / C::G) + 32);
 }
@@ -142,13 +142,15 @@ template <int S> void check_layout(int h, int w) {
   const int pitch = static_cast<int>(C::pitch(h));
   const std::int64_t bytes = tile_bytes<S>(h, w), column = stored_bytes<S>(h);
   REQUIRE(pitch >= column);
-  // Columns up to w + G - 1 are written (a row piece's last word fills past w); each holds its
-  // rows apart from the next, aligned for the stores into it (4-byte words below 4 bytes).
-  for (int c = 0; c < w + C::G; ++c) {
+  // Columns up to G ceil(w / G) - 1 are written (a row piece's last realigned word fills past
+  // w); each holds its rows apart from the next, aligned for the stores into it (4-byte words
+  // below 4 bytes).
+  const int columns = static_cast<int>(ceil_div(w, C::G) * C::G);
+  for (int c = 0; c < columns; ++c) {
     CHECK(C::base(c, pitch) % std::max(S, 4) == 0);
     CHECK(C::base(c + 1, pitch) >= C::base(c, pitch) + column);
   }
-  CHECK(C::base(w + C::G - 1, pitch) + column + 32 <= bytes);
+  CHECK(C::base(columns - 1, pitch) + column + 32 <= bytes);
 }
 
 // The read phase: lane q (0 .. 30) of a warp stores, for each column offset e of its word, an

@@ -43,14 +43,14 @@ struct Tiles {
   int first_at = 0, spill = 0;
 };
 
-// Shared memory for an h x w tile: its columns, G more that the last word of a row piece may
-// fill (elements past the piece, never written out), and 32 bytes that the write phase's
-// second 16-byte load of the last column may reach past them.
+// Shared memory for an h x w tile: its columns rounded up to a whole word's G, which the last
+// word of a row piece may fill (elements past the piece, never written out), and 32 bytes that
+// the write phase's second 16-byte load of the last column may reach past them.
 // In 64 bits: the chooser weighs tiles far larger than any shared memory (2 x 600000001 bytes
 // has a tile of one row of 4.5 million columns), which base() would overflow.
 template <int S> std::int64_t tile_bytes(std::int64_t h, std::int64_t w) {
   using C = Columns<S>;
-  const std::int64_t columns = w + C::G;
+  const std::int64_t columns = ceil_div(w, C::G) * C::G;
   return columns * C::pitch(h) + C::K * (columns / C::G) + 32;
 }
 
