@@ -128,7 +128,8 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 2) == "rect-small");
   CHECK(tuning::shape_class({16384, 1024}, Placement::in_place, 2) == "rect-small");
   CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 4) == "rect");
-  CHECK(tuning::shape_class({8192, 6144}, Placement::in_place, 1) == "rect");  // tlab-tune's shape for "rect"
+  CHECK(tuning::shape_class({8192, 6144}, Placement::in_place, 1) == "rect");  // tlab-tune's shapes for "rect"
+  CHECK(tuning::shape_class({131072, 512}, Placement::in_place, 1) == "rect");
 }
 
 TEST_CASE("tuning tables: written atomically, read back, refused with the line when malformed") {

@@ -269,7 +269,7 @@ TEST_CASE("in place on the grid: the matrices of experiment 13 that fit a Hopper
 TEST_CASE("in place on the grid: two tiles a block where the grid's shared memory is a little short") {
   // 2-byte 16381 x 1021, 16384 x 1024 and the other 32 MiB shapes of experiment 13 exceed 132
   // x 226 KiB by 3 MB, within 256 rows of their longer side; 4-byte 16381 x 1021 exceeds it by
-  // 36 MB, and 1-byte 8192 x 6144 (tlab-tune's "rect" shape) by 19.8 MB, past theirs.
+  // 36 MB, and 1-byte 8192 x 6144 (one of tlab-tune's "rect" shapes) by 19.8 MB, past theirs.
   Tiles t;
   for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {1021, 16381}, {16384, 1024}, {1024, 16384},
                       {65536, 256}, {256, 65536}}) {

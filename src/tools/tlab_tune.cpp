@@ -30,8 +30,10 @@ struct Case {
 // single shape, run-to-run noise between kernels within a point of each other picked ones that
 // are not the best elsewhere in the class. Two shapes per class (four for "square": 6152 is a
 // square of whole lines only for 16-byte elements, off every tile, and 16384 is as large as
-// the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place "rect"
-// and "rect-small", whose kernels refuse different shapes), large enough that the memory
+// the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place
+// "rect-small", whose kernels refuse different shapes; for "rect" a 3:4 and a 256:1 shape, as
+// one shape picked `blocks-b8`, which ran 8 points under `blocks` at 256 x 65536 complex128),
+// large enough that the memory
 // system, not launch latency, decides (except "small", where latency is the point). Shapes
 // outside the class for an element size are skipped.
 const std::vector<Case>& cases() {
@@ -46,7 +48,7 @@ const std::vector<Case>& cases() {
                                    {Placement::in_place, "odd", {}},
                                    {Placement::in_place, "square", {{8192, 8192}, {6144, 6144}}},
                                    {Placement::in_place, "rect-small", {}},
-                                   {Placement::in_place, "rect", {{8192, 6144}}}};
+                                   {Placement::in_place, "rect", {{8192, 6144}, {131072, 512}}}};
   return c;
 }
 
