@@ -72,10 +72,30 @@ template <int S> void check_choice(std::int64_t m, std::int64_t n, int blocks, s
   CHECK(t.pitch == Columns<S>::pitch(t.h));
 }
 
-// plan_tiles: one tile a block exactly as choose_tiles; else two a block, the choice of
-// choose_tiles over 2 blocks, every tile inside a block's shared memory in both places, the own
-// tile at a 16-byte word, the bytes kept aside exactly the overlap of the two places rounded
-// out to words, and within 256 rows of the longer side; refused past that.
+// The specification of plan_tiles with two tiles a block: every count of tiles across for
+// 2 blocks, and its tile; of those that fit a block and keep at most `cap` bytes aside (each
+// block with two keeps the words of its second tile that its own, placed as high in shared
+// memory as a 16-byte word allows, covers), the most tiles, then the fewest warp rounds or the
+// longest shorter side.
+template <int S> std::pair<std::int64_t, std::int64_t> best_two(std::int64_t m, std::int64_t n, int blocks,
+                                                                std::int64_t smem, long double cap, bool by_rounds) {
+  std::pair<std::int64_t, std::int64_t> best{0, 0};
+  for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, 2 * blocks); ++across) {
+    const std::int64_t w = ceil_div(n, across), h = ceil_div(m, 2 * blocks / across), tile = tile_bytes<S>(h, w);
+    const std::int64_t count = ceil_div(m, h) * ceil_div(n, w);
+    if (tile > smem || count <= blocks) continue;
+    const std::int64_t own = (smem - tile) / 16 * 16, kept = std::max<std::int64_t>(0, ceil_div(tile, 16) * 16 - own);
+    if (static_cast<long double>(count - blocks) * kept > cap) continue;
+    const std::int64_t rounds = h * ceil_div(w * S, std::int64_t{31 * 16}) + w * (ceil_div(h * S, std::int64_t{32 * 16}) + 1);
+    best = std::max(best, std::pair<std::int64_t, std::int64_t>{count, by_rounds ? -rounds : std::min(h, w)});
+  }
+  return best;
+}
+
+// plan_tiles: one tile a block exactly as choose_tiles; else two a block as best_two says, the
+// own tile as high in shared memory as a 16-byte word allows and inside it, the second from
+// byte 0, and what is kept aside the words where they overlap, no fewer and no more; the
+// total within 256 rows of the longer side.
 template <int S> void check_plan(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem) {
   CAPTURE(S);
   CAPTURE(m);
@@ -92,32 +112,33 @@ template <int S> void check_plan(std::int64_t m, std::int64_t n, int blocks, std
     CHECK(spill_bytes(t, blocks) == 0);
     return;
   }
-  const long double bytes = static_cast<long double>(m) * n * S, cap = 256.0L * std::max(m, n) * S;
+  const long double bytes = static_cast<long double>(m) * n * S;
+  const long double cap = 256.0L * std::max(m, n) * S;
   if (bytes > static_cast<long double>(blocks) * smem + cap) {
     CHECK_FALSE(found);
     return;
   }
-  Tiles two;
-  const bool candidate = choose_tiles<S>(m, n, 2 * blocks, smem, two, blocks * smem + static_cast<std::int64_t>(cap));
-  if (!found) {  // none, or the most tiles keep more aside than the cap
-    if (candidate)
-      CHECK(static_cast<long double>(two.count - blocks) *
-                std::max<std::int64_t>(0, 2 * tile_bytes<S>(two.h, two.w) - smem) > cap - 32.0L * blocks);
-    return;
-  }
-  REQUIRE(candidate);
-  CHECK(t.count == two.count);
-  CHECK(t.h == two.h);
-  CHECK(t.w == two.w);
-  const std::int64_t tile = tile_bytes<S>(t.h, t.w), words = ceil_div(tile, 16) * 16;
+  const bool by_rounds = S > 1 || (m % 16 == 0 && n % 16 == 0);
+  const auto want = best_two<S>(m, n, blocks, smem, cap, by_rounds);
+  REQUIRE(found == (want.first > 0));
+  if (!found) return;
+  CHECK(t.count == want.first);
+  CHECK((by_rounds ? -warp_rounds<S>(t.h, t.w) : std::min(t.h, t.w)) == want.second);
+  CHECK(t.count == ceil_div(m, t.h) * ceil_div(n, t.w));
+  const std::int64_t tile = tile_bytes<S>(t.h, t.w);
   CHECK(t.count > blocks);
   CHECK(t.count <= 2 * blocks);
   CHECK(t.first_at % 16 == 0);
-  CHECK(t.first_at >= 0);
-  CHECK(t.first_at + tile <= smem);                         // the own tile, from first_at
-  CHECK(words <= smem);                                     // the second, from 0, and the words copied
-  CHECK(t.spill == std::max<std::int64_t>(0, words - t.first_at));  // [first_at, words): both tiles'
+  CHECK(t.first_at + tile <= smem);       // the own tile, from first_at, inside
+  CHECK(t.first_at + tile + 16 > smem);   // and no 16-byte word higher
+  CHECK(ceil_div(tile, 16) * 16 <= smem);  // the second, from 0, and the words copied out of it
   CHECK(t.spill % 16 == 0);
+  if (t.first_at >= tile) {
+    CHECK(t.spill == 0);  // the two do not overlap
+  } else {
+    CHECK(t.first_at + t.spill >= tile);     // every byte of the second that the own covers
+    CHECK(t.first_at + t.spill < tile + 16);  // and no word more
+  }
   CHECK(spill_bytes(t, blocks) == static_cast<std::int64_t>(t.count - blocks) * t.spill);
   CHECK(static_cast<long double>(spill_bytes(t, blocks)) <= cap);
 }
@@ -237,6 +258,7 @@ template <int S> void check_size() {
         check_plan<S>(n, m, blocks, smem);
       }
   for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{16381, 1021}, {16384, 1024}, {65536, 256}, {8192, 2048 / S},
+                      {8192, 4096 / S}, {4096, 4093}, {6144, 2730}, {2, 8388608}, {2, 16777216 / S},
                       {100000, 100000}, {2, 600000001}, {3037000500, 3037000500}})
     check_plan<S>(m, n, 132, 231424);
 }
@@ -254,8 +276,9 @@ TEST_CASE("in place on the grid: tiles cover the matrix, fit, and take the most 
 }
 
 TEST_CASE("in place on the grid: the matrices of experiment 13 that fit a Hopper GPU's shared memory") {
-  // 132 SMs of 226 KiB hold 30.5 MB (29.1 MiB): 16 MiB of bytes fit, 32 MiB of 2-byte elements
-  // do not; nor does a thin matrix well under that size whose tiles cannot be made to fit.
+  // 132 SMs of 226 KiB hold 30.5 MB (29.1 MiB): 16 MiB of bytes fit one tile a block, 32 MiB of
+  // 2-byte elements do not (they take two: plan_tiles); nor does a thin matrix well under that
+  // size whose tiles cannot be made to fit.
   Tiles t;
   CHECK(choose_tiles<1>(16381, 1021, 132, 231424, t));
   CHECK(choose_tiles<1>(1024, 16384, 132, 231424, t));
@@ -277,11 +300,15 @@ TEST_CASE("in place on the grid: two tiles a block where the grid's shared memor
     CAPTURE(n);
     REQUIRE(plan_tiles<2>(m, n, 132, 231424, t));
     CHECK(t.count > 132);
-    // At least what the matrix exceeds the shared memory by; more by the tiles' padding (G
-    // columns and a pitch a tile: 135,556 bytes for 497 x 128 elements of 127,232).
+    // At least what the matrix exceeds the shared memory by; more by the tiles' padding (the
+    // pitch, and the columns up to a word's: 127,584 bytes for 497 x 128 elements of 127,232).
     CHECK(spill_bytes(t, 132) > 2900000);
     CHECK(spill_bytes(t, 132) < 6000000);
   }
+  // 2-byte 8192 x 2048: the tiling of the fewest warp rounds, 373 x 171, would keep 4.24 MB
+  // against a cap of 4.19; one within the cap is taken.
+  REQUIRE(plan_tiles<2>(8192, 2048, 132, 231424, t));
+  CHECK(spill_bytes(t, 132) <= 256 * 8192 * 2);
   CHECK_FALSE(plan_tiles<4>(16381, 1021, 132, 231424, t));
   CHECK_FALSE(plan_tiles<1>(8192, 6144, 132, 231424, t));
   REQUIRE(plan_tiles<1>(16381, 1021, 132, 231424, t));  // one a block where that is enough

@@ -1,5 +1,6 @@
 // The arithmetic of the in-place transpose on the grid (gpu/inplace_on_grid.cu): how an m x n
-// matrix is cut into one tile per block, how a tile lies in a block's shared memory, and how
+// matrix is cut into one tile per block (two where the grid's shared memory is a little short:
+// plan_tiles), how a tile lies in a block's shared memory, and how
 // an output piece splits into whole aligned words and loose elements. The kernel and the CPU
 // tests (tests/test_inplace_on_grid_tiles.cpp) share it, so the layout is checked without a GPU.
 #pragma once
@@ -39,7 +40,7 @@ struct Tiles {
   int pitch = 0;     // bytes per tile column in shared memory (Columns<S>::pitch(h))
   // Where a block takes two tiles (block b also tile b + blocks): the second lies at byte 0 of
   // its shared memory, its own tile from byte first_at, and the `spill` bytes where the two
-  // overlap wait in global memory between the phases (TwoTiles). Both 0 with one tile a block.
+  // overlap wait in global memory between the phases (place_tiles). Both 0 with one tile a block.
   int first_at = 0, spill = 0;
 };
 
@@ -87,10 +88,14 @@ template <int S> bool rank_by_rounds(std::int64_t m, std::int64_t n) {
 // phase's rate, and the others move more bytes each: 1024 x 16384 bytes in 90 tiles of 512 x
 // 365 ran 7% slower than in 132 of 512 x 249 on an H100), then the one with the fewest warp
 // rounds or the longest shorter side (rank_by_rounds; a tile's rows are the pieces it reads,
-// its columns the pieces it writes). False where none fits.
-// `bytes`: a bound on the matrix's bytes (0: blocks times smem).
-template <int S>
-bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& best, std::int64_t bytes = 0) {
+// its columns the pieces it writes). False where none fits. `bytes`: a bound on the matrix's
+// bytes (0: blocks times smem); `accept`: a further test a tiling must pass.
+struct AnyTiles {
+  bool operator()(const Tiles&) const { return true; }
+};
+template <int S, class Accept = AnyTiles>
+bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& best, std::int64_t bytes = 0,
+                  Accept accept = {}) {
   const std::int64_t capacity = (bytes > 0 ? bytes : static_cast<std::int64_t>(blocks) * smem) / S;  // elements, at most
   if (m < 1 || n < 1 || n > capacity || m > capacity / n) return false;
   const bool by_rounds = rank_by_rounds<S>(m, n);
@@ -102,6 +107,7 @@ bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem,
     const std::int64_t h = ceil_div(m, blocks / across);
     if (tile_bytes<S>(h, w) > smem) continue;
     const Tiles t = tiles_of<S>(m, n, h, w);
+    if (!accept(t)) continue;
     const std::int64_t cost = by_rounds ? warp_rounds<S>(t.h, t.w) : -std::min<std::int64_t>(t.h, t.w);
     if (found && (t.count < best.count || (t.count == best.count && cost >= best_cost))) continue;
     found = true;
@@ -115,9 +121,9 @@ bool choose_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem,
 // its second tile into the bottom of its `smem` bytes, puts the part that its own tile will
 // cover into global memory, reads its own tile into the top, and after the grid's barrier
 // writes its own, brings the part back and writes the second. Every tile fits a block alone,
-// and the bytes kept aside, about what the matrix exceeds the shared memory by, are at most
-// kSpillRows rows of the longer side (the extra memory of c2r-r256): a transpose in place
-// holds no copy of the matrix. The own tile starts on a 16-byte word, as the kept part does.
+// and the bytes kept aside (what the matrix exceeds the shared memory by, and more by the
+// tiles' padding) are at most kSpillRows rows of the longer side, the bound of c2r-r256's
+// scratch. The own tile starts on a 16-byte word, as the kept part does.
 constexpr std::int64_t kSpillRows = 256;
 template <int S> std::int64_t spill_cap_bytes(std::int64_t m, std::int64_t n) { return kSpillRows * std::max(m, n) * S; }
 
@@ -141,13 +147,15 @@ template <int S> bool place_tiles(std::int64_t m, std::int64_t n, int blocks, st
 }
 
 // The tiles for `blocks` blocks of `smem` bytes: one a block where choose_tiles finds them,
-// else two a block, chosen the same way among `2 blocks` (the most tiles, which also keeps the
-// least aside), within the spill's cap. False where neither fits.
+// else two a block, chosen the same way among `2 blocks` of the tilings whose kept part is
+// within the cap (the most tiles, which keep the least aside for the same padding, then the
+// fewest warp rounds). False where neither fits.
 template <int S> bool plan_tiles(std::int64_t m, std::int64_t n, int blocks, std::int64_t smem, Tiles& t) {
   smem = smem / 16 * 16;
   if (choose_tiles<S>(m, n, blocks, smem, t)) return place_tiles<S>(m, n, blocks, smem, t);
   const std::int64_t most = static_cast<std::int64_t>(blocks) * smem + spill_cap_bytes<S>(m, n);  // bytes
-  return choose_tiles<S>(m, n, 2 * blocks, smem, t, most) && place_tiles<S>(m, n, blocks, smem, t);
+  auto within_cap = [&](Tiles x) { return place_tiles<S>(m, n, blocks, smem, x); };
+  return choose_tiles<S>(m, n, 2 * blocks, smem, t, most, within_cap) && place_tiles<S>(m, n, blocks, smem, t);
 }
 
 // A piece of `bytes` bytes whose first byte sits `off` bytes into an aligned 16-byte word: the

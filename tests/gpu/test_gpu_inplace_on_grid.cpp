@@ -72,13 +72,16 @@ TEST_CASE("in place on the grid: two tiles a block where the shared memory is sh
   REQUIRE(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess);
   // 31.5-33.7 MB: more than an H100's or an H200's grid holds (132 x 226 KiB, 30.5 MB), within
   // 256 rows of the longer side more. Sized for those GPUs; elsewhere only what fits is run.
+  // The plan's count of tiles is two a block at all of them (264).
   struct Case {
     tlab::DType t;
     tlab::Shape s;
   };
   std::vector<Case> cases{{tlab::DType::u8, {31000, 1017}}, {tlab::DType::u16, {16381, 1021}},
                           {tlab::DType::f32, {1000, 8192}}, {tlab::DType::f64, {4099, 1023}},
-                          {tlab::DType::c128, {257, 8191}}};
+                          {tlab::DType::c128, {257, 8191}},
+                          // its tiling of the fewest warp rounds would keep more aside than the cap
+                          {tlab::DType::u16, {8192, 2048}}};
   if (!small)
     for (Case c : std::vector<Case>(cases)) cases.push_back({c.t, c.s.transposed()});
   const bool hopper_sized = static_cast<std::int64_t>(sms) * (smem - 1024) == std::int64_t{132} * 231424;
@@ -119,6 +122,18 @@ TEST_CASE("in place on the grid: two tiles a block where the shared memory is sh
   if (plan.kernel() == "gpu/inplace-rect/on-grid")
     CHECK(tlab_test::transposed_within_guards(tlab::DType::u16, {16381, 1021}, 1, 64, 0x3C,
                                               [&](unsigned char* m) { plan.execute_in_place(m); }));
+  // Fewer tiles than two a block (forced, as tlab-on-grid-probe may): blocks with two tiles
+  // beside blocks with one. 200 tiles of 330 x 256 and 165 of 300 x 341 on 132 blocks.
+  if (hopper_sized)
+    for (auto [h, w] : {std::pair<int, int>{330, 256}, {300, 341}}) {
+      CAPTURE(h);
+      tlab::on_grid::Tiles forced;
+      forced.h = h;
+      forced.w = w;
+      CHECK(tlab_test::transposed_within_guards(tlab::DType::u16, {16381, 1021}, 1, 64, 0x96, [&](unsigned char* m) {
+        tlab::gpu::on_grid_phases(m, {16381, 1021}, 2, tlab::gpu::kOnGridAll, &forced, nullptr);
+      }));
+    }
   // 4-byte 16381 x 1021 would keep 36 MB aside, past 256 rows of 16381: declined.
   if (hopper_sized) CHECK_FALSE(tlab::gpu::in_place_on_grid_fits({16381, 1021}, 4));
   CHECK(tlab::gpu::in_place_on_grid_scratch_bytes({300, 1001}, 4) == 0);  // one tile a block

@@ -21,8 +21,9 @@ namespace tlab::tuning {
 // "rect-small" up to kRectSmallBytes (a size the shared memory of an H100's or an H200's
 // grid holds at most shapes, with two tiles a block and their overlap kept aside past its 29
 // MiB; not the thinnest, 2 x 16777216 bytes, whose tiles cannot be cut to fit a block, nor
-// those whose 256 rows of the longer side are less than the overlap: the plan then falls back)
-// and "rect" above; for squares "unaligned", "odd" or "square", as above.
+// those near 32 MiB whose 256 rows of the longer side are less than the overlap, as 8192 x
+// 4096 bytes or 4096 x 4093 2-byte elements: the plan then falls back) and "rect" above; for
+// squares "unaligned", "odd" or "square", as above.
 constexpr std::int64_t kRectSmallBytes = std::int64_t{32} << 20;
 std::string shape_class(Shape s, Placement p, std::size_t elem);
 

@@ -4,8 +4,9 @@
 // every block writes its tile transposed to where it belongs in the n x m result, the same
 // bytes. c2r (inplace_rect.cu) needs two passes at least, so it cannot pass half a copy's
 // rate; this needs the GPU's shared memory to hold the matrix (about 29 MiB on an H100 or an
-// H200), so it serves the smaller matrices (performance notes, section 9, "The whole matrix
-// on the grid"). Both phases move aligned 16-byte words of global memory, so that a warp
+// H200; a little more with two tiles a block, their overlap kept in global memory between the
+// phases: on_grid::plan_tiles), so it serves the smaller matrices (performance notes, section
+// 9, "The whole matrix on the grid" and "Two tiles a block"). Both phases move aligned 16-byte words of global memory, so that a warp
 // issues as few instructions per byte as a copy does: the layout below serves that.
 #include <cooperative_groups.h>
 
@@ -183,7 +184,7 @@ __device__ __forceinline__ void copy_words(void* to, const void* from, int bytes
 }
 
 // Element indices fit 32 bits: the matrix fits the GPU's shared memory and the spill. Block b
-// takes tile b and, where there are more tiles than blocks, tile b + blocks too (TwoTiles in
+// takes tile b and, where there are more tiles than blocks, tile b + blocks too (plan_tiles in
 // tlab/inplace_on_grid_tiles.hpp; `spill` then holds t.spill bytes a block). P says which
 // phases run (kOnGridRead | kOnGridBarrier | kOnGridWrite): the transpose runs all three;
 // tlab-on-grid-probe times them apart.
@@ -260,7 +261,7 @@ void run(void* matrix, Shape s, const Tiles* forced, void* scratch, cudaStream_t
         "in-place transpose on the grid: " + to_string(s) +
         (forced ? " in tiles of " + std::to_string(forced->h) + "x" + std::to_string(forced->w) +
                       ": more than two tiles a block, a tile larger than a block's shared memory, or more to keep "
-                      "aside than 256 rows of the longer side"
+                      "aside than " + std::to_string(on_grid::kSpillRows) + " rows of the longer side"
                 : " does not fit this GPU's shared memory and the room it may keep aside"));
   auto* a = static_cast<unsigned char*>(matrix);
   auto* spill = static_cast<unsigned char*>(l.spill > 0 && scratch == nullptr ? kept_scratch(l.spill) : scratch);
@@ -343,8 +344,9 @@ bool in_place_on_grid_fits(Shape s, int elem) {
 void register_gpu_inplace_on_grid(Registry& r) {
   Variant v = gpu_variant("gpu/inplace-rect/on-grid", "gpu-inplace-rect", Placement::in_place, {},
                           "any m x n in place that fits the GPU's shared memory (two tiles a block, the overlap "
-                          "kept aside, up to 256 rows more): tiles read into every SM, a grid barrier, tiles "
-                          "written transposed (one read and one write)");
+                          "kept aside, up to " + std::to_string(on_grid::kSpillRows) +
+                              " rows more): tiles read into every SM, a grid barrier, tiles written transposed (one "
+                              "read and one write)");
   v.any_shape = true;
   v.refuses_shape = [](DType t, Shape s) -> std::string {
     int devices = 0;

@@ -18,8 +18,8 @@ std::int64_t in_place_on_grid_scratch_bytes(Shape s, int elem);
 
 // Transposes the m x n matrix at `matrix` (device memory) into its n x m transpose, in place,
 // on `stream`; throws std::invalid_argument where in_place_on_grid_fits is false. `scratch`:
-// in_place_on_grid_scratch_bytes(s, elem) bytes of device memory, or null for a buffer kept
-// per device.
+// in_place_on_grid_scratch_bytes(s, elem) bytes of device memory on a 16-byte boundary (as
+// cudaMalloc gives), or null for a buffer kept per device.
 void transpose_in_place_on_grid(void* matrix, Shape s, int elem, cudaStream_t stream, void* scratch = nullptr);
 
 // For tlab-on-grid-probe, which times where the transpose's time goes: the same launch with
