@@ -130,6 +130,11 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({16381, 1021}, Placement::in_place, 4) == "rect");
   CHECK(tuning::shape_class({8192, 6144}, Placement::in_place, 1) == "rect");  // tlab-tune's shapes for "rect"
   CHECK(tuning::shape_class({131072, 512}, Placement::in_place, 1) == "rect");
+  // M x M² and M² x M above 32 MiB: one pass of cycles of three tiles.
+  CHECK(tuning::shape_class({256, 65536}, Placement::in_place, 4) == "rect-cube");
+  CHECK(tuning::shape_class({65536, 256}, Placement::in_place, 16) == "rect-cube");
+  CHECK(tuning::shape_class({256, 65536}, Placement::in_place, 2) == "rect-small");
+  CHECK(tuning::shape_class({256, 65537}, Placement::in_place, 4) == "rect");
 }
 
 TEST_CASE("tuning tables: written atomically, read back, refused with the line when malformed") {

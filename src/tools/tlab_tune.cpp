@@ -48,7 +48,8 @@ const std::vector<Case>& cases() {
                                    {Placement::in_place, "odd", {}},
                                    {Placement::in_place, "square", {{8192, 8192}, {6144, 6144}}},
                                    {Placement::in_place, "rect-small", {}},
-                                   {Placement::in_place, "rect", {{8192, 6144}, {131072, 512}}}};
+                                   {Placement::in_place, "rect", {{8192, 6144}, {131072, 512}}},
+                                   {Placement::in_place, "rect-cube", {{256, 65536}, {65536, 256}}}};
   return c;
 }
 

@@ -1,4 +1,5 @@
 #include "tlab/api/tuning.hpp"
+#include "tlab/inplace_cube_index.hpp"
 
 #include <cctype>
 #include <cstdio>
@@ -19,7 +20,11 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
   const auto e = static_cast<std::int64_t>(elem);
   const bool unaligned = (s.rows * e) % 16 || (s.cols * e) % 16;
   const bool off_lines = (s.rows * e) % 128 || (s.cols * e) % 128;
-  if (p == Placement::in_place && !s.square()) return s.elements() * e <= kRectSmallBytes ? "rect-small" : "rect";
+  if (p == Placement::in_place && !s.square()) {
+    bool forward = false;
+    if (s.elements() * e <= kRectSmallBytes) return "rect-small";
+    return cube::side(s, forward) ? "rect-cube" : "rect";
+  }
   if (p == Placement::in_place) return unaligned ? "unaligned" : off_lines ? "odd" : "square";
   if (s.elements() < (std::int64_t{1} << 20)) return "small";
   if (unaligned) return "unaligned";
@@ -132,10 +137,11 @@ std::vector<std::string> default_variants(std::size_t elem, Placement p, Shape s
   // with the larger scratch and, on coprime shapes, the column pass across the grid (faster at
   // the coprime shapes measured, and the same code as c2r-r256 elsewhere; at 65536 x 256,
   // which the blocks take, the smaller scratch of c2r is ahead: performance notes, section 9).
-  // Where the matrix fits the GPU's shared memory, one pass through it comes first.
+  // Where the matrix fits the GPU's shared memory, one pass through it comes first, and one
+  // pass of cycles of three tiles where it is M x M² or M² x M.
   if (in_place && !s.square())
-    return m == Memory::device ? std::vector<std::string>{"gpu/inplace-rect/on-grid", "gpu/inplace-rect/blocks",
-                                                          "gpu/inplace-rect/c2r-grid"}
+    return m == Memory::device ? std::vector<std::string>{"gpu/inplace-rect/on-grid", "gpu/inplace-rect/cube",
+                                                          "gpu/inplace-rect/blocks", "gpu/inplace-rect/c2r-grid"}
                                : std::vector<std::string>{"cpu/inplace-rect/c2r"};
   if (m == Memory::pinned_host && !in_place && (elem == 4 || elem == 8)) return {"gpu/rect/r256c32x8"};
   const char* by_size[] = {"w4", "w4", "w8", "w16", "w16"};  // 1, 2, 4, 8, 16 bytes

@@ -12,6 +12,7 @@ void register_gpu_variants(Registry& r) {
   gpu::register_gpu_inplace_rect(r);
   gpu::register_gpu_inplace_on_grid(r);
   gpu::register_gpu_inplace_blocks(r);
+  gpu::register_gpu_inplace_cube(r);
   gpu::register_gpu_rect(r);
   gpu::register_gpu_peers(r);
   register_api_variants(r);

@@ -90,5 +90,6 @@ void register_gpu_word_in_place(Registry& r);
 void register_gpu_inplace_rect(Registry& r);
 void register_gpu_inplace_on_grid(Registry& r);
 void register_gpu_inplace_blocks(Registry& r);
+void register_gpu_inplace_cube(Registry& r);
 
 }  // namespace tlab::gpu
