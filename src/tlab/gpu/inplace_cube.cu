@@ -5,6 +5,8 @@
 // block decomposition (inplace_blocks.cu) needs two passes for these shapes (256 x 65536 is a
 // row of 256 blocks of 256 x 256, then a 256 x 256 transpose of their rows), so it cannot pass
 // half a copy's rate (performance notes, section 9, "Three digits").
+#include <cuda_pipeline.h>
+
 #include "tlab/gpu/inplace_rect.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/word_tile.cuh"
@@ -54,24 +56,22 @@ __global__ void __launch_bounds__(kThreads) rotate_cycles(word::Word<S>* __restr
   auto len = [&](std::int64_t t) { return static_cast<int>(min(static_cast<std::int64_t>(L), M - t * L)); };
 
   // Loads: tile k's rows (x, y), G the faster (consecutive rows L elements apart in shared
-  // memory), a row's z across L lanes.
+  // memory), a row's z across L lanes; straight into shared memory (cp.async), all three
+  // tiles' in flight at once, no registers held.
 #pragma unroll
   for (int k = 0; k < 3; ++k) {
     if (k >= count) break;
     const int lx = len(d[k][0]), ly = len(d[k][1]), lz = len(d[k][2]);
     const E* base = a + d[k][0] * L * M2 + d[k][1] * L * M + d[k][2] * L + z;
-    E v[Lay::rows];
 #pragma unroll
     for (int r = 0; r < Lay::rows; ++r) {
       const int q = row0 + r * step, x = Forward ? q / L : q % L, y = Forward ? q % L : q / L;
-      if (x < lx && y < ly && z < lz) v[r] = base[x * M2 + y * M];
-    }
-#pragma unroll
-    for (int r = 0; r < Lay::rows; ++r) {
-      const int q = row0 + r * step, x = Forward ? q / L : q % L, y = Forward ? q % L : q / L;
-      if (x < lx && y < ly && z < lz) buf[k * Lay::elems + at<S, Forward>(x, y, z)] = v[r];
+      if (x < lx && y < ly && z < lz)
+        __pipeline_memcpy_async(buf + k * Lay::elems + at<S, Forward>(x, y, z), base + x * M2 + y * M, S);
     }
   }
+  __pipeline_commit();
+  __pipeline_wait_prior(0);
   __syncthreads();
 
   // Stores: tile k's elements into tile k + 1 (itself where it is alone). Element (x, y, z) of
