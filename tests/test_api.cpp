@@ -135,6 +135,7 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({65536, 256}, Placement::in_place, 16) == "rect-cube");
   CHECK(tuning::shape_class({256, 65536}, Placement::in_place, 2) == "rect-small");
   CHECK(tuning::shape_class({256, 65537}, Placement::in_place, 4) == "rect");
+  CHECK(tuning::shape_class({512, 262144}, Placement::in_place, 1) == "rect");  // no 1-byte kernel
 }
 
 TEST_CASE("tuning tables: written atomically, read back, refused with the line when malformed") {

@@ -14,9 +14,10 @@
 
 namespace tlab::cube {
 
-// M where s is M x M² (forward = true) or M² x M (forward = false) with M >= 2, else 0.
+// M where s is M x M² (forward = true) or M² x M (forward = false) with 2 <= M < 2^21 (so that
+// M³, and the tile counts of cycles(), fit 64 bits; no such matrix fits a GPU anyway), else 0.
 inline std::int64_t side(Shape s, bool& forward) {
-  auto square_of = [](std::int64_t m, std::int64_t n) { return m >= 2 && m <= 3037000499 && m * m == n; };
+  auto square_of = [](std::int64_t m, std::int64_t n) { return m >= 2 && m < (std::int64_t{1} << 21) && m * m == n; };
   forward = square_of(s.rows, s.cols);
   if (forward) return s.rows;
   return square_of(s.cols, s.rows) ? s.cols : 0;

@@ -31,7 +31,8 @@ struct Case {
 // are not the best elsewhere in the class. Two shapes per class (four for "square": 6152 is a
 // square of whole lines only for 16-byte elements, off every tile, and 16384 is as large as
 // the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place
-// "rect-small", whose kernels refuse different shapes; for "rect" a 3:4 and a 256:1 shape, as
+// "rect-small", whose kernels refuse different shapes; for "rect-cube" 256 x 65536 and its mirror
+// (4 to 16 bytes: below, 32 MiB and less, those are "rect-small"); for "rect" a 3:4 and a 256:1 shape, as
 // one shape picked `blocks-b8`, which ran 8 points under `blocks` at 256 x 65536 complex128),
 // large enough that the memory
 // system, not launch latency, decides (except "small", where latency is the point). Shapes

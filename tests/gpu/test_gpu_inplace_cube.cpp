@@ -17,7 +17,6 @@ TEST_CASE("in place by three digits: exact, both orientations, any side") {
   std::vector<std::int64_t> sides{2, 3, 7, 8, 16, 17, 40};
   if (!small)
     for (std::int64_t M : {100, 256, 300}) sides.push_back(M);
-  int checked = 0;
   for (tlab::DType t : v.dtypes())
     for (std::int64_t M : sides)
       for (tlab::Shape s : {tlab::Shape{M, M * M}, tlab::Shape{M * M, M}}) {
@@ -30,9 +29,7 @@ TEST_CASE("in place by three digits: exact, both orientations, any side") {
           op.shape = s;
           v.kernels.at(t)(op);
         }));
-        ++checked;
       }
-  CHECK(checked == static_cast<int>(v.dtypes().size() * sides.size() * 2));
   CHECK(v.dtypes().size() == 4);  // 4-, 8- and 16-byte elements: int32, float, double, complex128
   CHECK_FALSE(v.supports(tlab::DType::u8));
   // Through the library's plan, as a user calls it, where the shape class is "rect-cube"
@@ -40,7 +37,7 @@ TEST_CASE("in place by three digits: exact, both orientations, any side") {
   if (!small)
     for (tlab::Shape s : {tlab::Shape{256, 65536}, tlab::Shape{65536, 256}}) {
       const tlab::Plan plan(tlab::DType::f64, s.rows, s.cols, tlab::Placement::in_place);
-      CAPTURE(plan.kernel());
+      CHECK(plan.kernel() == "gpu/inplace-rect/cube");  // the tables' "rect-cube" rows, or the default
       CHECK(tlab_test::transposed_within_guards(tlab::DType::f64, s, 0, 64, 0x3C,
                                                 [&](unsigned char* m) { plan.execute_in_place(m); }));
     }

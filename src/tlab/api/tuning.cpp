@@ -23,7 +23,7 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
   if (p == Placement::in_place && !s.square()) {
     bool forward = false;
     if (s.elements() * e <= kRectSmallBytes) return "rect-small";
-    return cube::side(s, forward) ? "rect-cube" : "rect";
+    return e >= 4 && cube::side(s, forward) ? "rect-cube" : "rect";  // cube has no 1- or 2-byte kernel
   }
   if (p == Placement::in_place) return unaligned ? "unaligned" : off_lines ? "odd" : "square";
   if (s.elements() < (std::int64_t{1} << 20)) return "small";

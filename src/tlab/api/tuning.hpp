@@ -23,7 +23,8 @@ namespace tlab::tuning {
 // MiB; not the thinnest, 2 x 16777216 bytes, whose tiles cannot be cut to fit a block, nor
 // those near 32 MiB whose 256 rows of the longer side are less than the overlap, as 8192 x
 // 4096 bytes or 4096 x 4093 2-byte elements: the plan then falls back); above that
-// "rect-cube" for M x M² and M² x M (one pass of cycles of three tiles: tlab/inplace_cube_index.hpp)
+// "rect-cube" for M x M² and M² x M of 4 bytes and more (one pass of cycles of three tiles:
+// tlab/inplace_cube_index.hpp)
 // and "rect" for the rest; for squares "unaligned", "odd" or "square", as above.
 constexpr std::int64_t kRectSmallBytes = std::int64_t{32} << 20;
 std::string shape_class(Shape s, Placement p, std::size_t elem);
