@@ -26,17 +26,22 @@ template <int S> std::int64_t stored_bytes(std::int64_t h) {
   return ceil_div(h, Columns<S>::R) * Columns<S>::R * S;
 }
 
-// The specification of choose_tiles: every count of tiles across and its tile; of those that
-// fit, the most tiles, then the fewest warp rounds (counted here from their definition) or the
-// longest shorter side ({0, 0} where none fits).
-template <int S> std::pair<std::int64_t, std::int64_t> best_tiles(std::int64_t m, std::int64_t n, int blocks,
-                                                                  std::int64_t smem, bool by_rounds) {
+// The specification of choose_tiles: every count of tiles across and its tile for `slots`
+// tiles at most; of those that fit and that `keep(count, tile bytes)` keeps, the most tiles,
+// then the fewest warp rounds (counted here from their definition) or the longest shorter side
+// ({0, 0} where none does).
+struct KeepAll {
+  bool operator()(std::int64_t, std::int64_t) const { return true; }
+};
+template <int S, class Keep = KeepAll>
+std::pair<std::int64_t, std::int64_t> best_tiles(std::int64_t m, std::int64_t n, std::int64_t slots, std::int64_t smem,
+                                                 bool by_rounds, Keep keep = {}) {
   std::pair<std::int64_t, std::int64_t> best{0, 0};  // tiles, minus the cost
-  for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, blocks); ++across) {
-    const std::int64_t w = ceil_div(n, across), h = ceil_div(m, blocks / across);
-    if (tile_bytes<S>(h, w) > smem) continue;
-    const std::int64_t rounds = h * ceil_div(w * S, std::int64_t{31 * 16}) + w * (ceil_div(h * S, std::int64_t{32 * 16}) + 1);
+  for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, slots); ++across) {
+    const std::int64_t w = ceil_div(n, across), h = ceil_div(m, slots / across), tile = tile_bytes<S>(h, w);
     const std::int64_t count = ceil_div(m, h) * ceil_div(n, w);
+    if (tile > smem || !keep(count, tile)) continue;
+    const std::int64_t rounds = h * ceil_div(w * S, std::int64_t{31 * 16}) + w * (ceil_div(h * S, std::int64_t{32 * 16}) + 1);
     best = std::max(best, std::pair<std::int64_t, std::int64_t>{count, by_rounds ? -rounds : std::min(h, w)});
   }
   return best;
@@ -79,17 +84,10 @@ template <int S> void check_choice(std::int64_t m, std::int64_t n, int blocks, s
 // longest shorter side.
 template <int S> std::pair<std::int64_t, std::int64_t> best_two(std::int64_t m, std::int64_t n, int blocks,
                                                                 std::int64_t smem, long double cap, bool by_rounds) {
-  std::pair<std::int64_t, std::int64_t> best{0, 0};
-  for (std::int64_t across = 1; across <= std::min<std::int64_t>(n, 2 * blocks); ++across) {
-    const std::int64_t w = ceil_div(n, across), h = ceil_div(m, 2 * blocks / across), tile = tile_bytes<S>(h, w);
-    const std::int64_t count = ceil_div(m, h) * ceil_div(n, w);
-    if (tile > smem || count <= blocks) continue;
+  return best_tiles<S>(m, n, 2 * std::int64_t{blocks}, smem, by_rounds, [&](std::int64_t count, std::int64_t tile) {
     const std::int64_t own = (smem - tile) / 16 * 16, kept = std::max<std::int64_t>(0, ceil_div(tile, 16) * 16 - own);
-    if (static_cast<long double>(count - blocks) * kept > cap) continue;
-    const std::int64_t rounds = h * ceil_div(w * S, std::int64_t{31 * 16}) + w * (ceil_div(h * S, std::int64_t{32 * 16}) + 1);
-    best = std::max(best, std::pair<std::int64_t, std::int64_t>{count, by_rounds ? -rounds : std::min(h, w)});
-  }
-  return best;
+    return count > blocks && static_cast<long double>(count - blocks) * kept <= cap;
+  });
 }
 
 // plan_tiles: one tile a block exactly as choose_tiles; else two a block as best_two says, the
