@@ -17,6 +17,10 @@ TEST_CASE("in place by three digits: exact, both orientations, any side") {
   std::vector<std::int64_t> sides{2, 3, 7, 8, 16, 17, 40};
   if (!small)
     for (std::int64_t M : {100, 256, 300}) sides.push_back(M);
+  // 4-byte elements take tiles of 32 digits, a cycle in a cluster of six blocks: sides under
+  // one tile, of one (32), 40 and 100 with edge tiles, 256, 300 and 512 (16 tiles a digit);
+  // 8 and 16 bytes tiles of 16 and 8 digits in one block.
+  if (!small) sides.push_back(32);
   for (tlab::DType t : v.dtypes())
     for (std::int64_t M : sides)
       for (tlab::Shape s : {tlab::Shape{M, M * M}, tlab::Shape{M * M, M}}) {
@@ -30,6 +34,16 @@ TEST_CASE("in place by three digits: exact, both orientations, any side") {
           v.kernels.at(t)(op);
         }));
       }
+  if (!small)
+    for (tlab::Shape s : {tlab::Shape{512, 512 * 512}, tlab::Shape{512 * 512, 512}}) {
+      CAPTURE(tlab::to_string(s));
+      CHECK(tlab_test::transposed_within_guards(tlab::DType::f32, s, 0, 64, 0x5A, [&](unsigned char* m) {
+        tlab::Operands op;
+        op.in = op.out = m;
+        op.shape = s;
+        v.kernels.at(tlab::DType::f32)(op);
+      }));
+    }
   CHECK(v.dtypes().size() == 4);  // 4-, 8- and 16-byte elements: int32, float, double, complex128
   CHECK_FALSE(v.supports(tlab::DType::u8));
   // Through the library's plan, as a user calls it, where the shape class is "rect-cube"
