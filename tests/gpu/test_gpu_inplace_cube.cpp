@@ -4,9 +4,12 @@
 // nothing written outside the matrix; every other shape refused before anything runs.
 #include <doctest/doctest.h>
 
+#include <cuda_runtime.h>
+
 #include <cstdlib>
 #include <vector>
 
+#include "tlab/gpu/inplace_cube.cuh"
 #include "tlab/registry.hpp"
 #include "tlab/transpose.hpp"
 #include "guarded_in_place.hpp"
@@ -17,23 +20,38 @@ TEST_CASE("in place by three digits: exact, both orientations, any side") {
   std::vector<std::int64_t> sides{2, 3, 7, 8, 16, 17, 40};
   if (!small)
     for (std::int64_t M : {100, 256, 300}) sides.push_back(M);
-  // 4-byte elements take tiles of 32 digits, a cycle in a cluster of six blocks: sides under
-  // one tile, of one (32), 40 and 100 with edge tiles, 256, 300 and 512 (16 tiles a digit);
-  // 8 and 16 bytes tiles of 16 and 8 digits in one block.
+  // Both ways a cycle runs: in a cluster of blocks (tiles of 32 digits for 4 and 8 bytes, 16
+  // for 16; the registered variant's way on a device that launches clusters) and in one block
+  // (16 digits, 8 for 16 bytes). Sides under one tile, of one (16, 32), 40 and 100 with edge
+  // tiles, 256, 300; 512 for float in clusters (16 tiles a digit).
   if (!small) sides.push_back(32);
+  int dev = 0, major = 0;
+  REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess);
+  for (int elem : {4, 8, 16}) CHECK(tlab::gpu::cube_in_clusters(elem) == (major >= 9));
+  for (bool clusters : {true, false})
+    for (tlab::DType t : {tlab::DType::f32, tlab::DType::f64, tlab::DType::c128})
+      for (std::int64_t M : sides)
+        for (tlab::Shape s : {tlab::Shape{M, M * M}, tlab::Shape{M * M, M}}) {
+          CAPTURE(clusters);
+          CAPTURE(tlab::dtype_name(t));
+          CAPTURE(tlab::to_string(s));
+          CHECK(tlab_test::transposed_within_guards(t, s, 1, 64, 0x5A, [&](unsigned char* m) {
+            tlab::gpu::transpose_cube_in_place(m, s, static_cast<int>(tlab::dtype_size(t)), nullptr, clusters);
+          }));
+        }
   for (tlab::DType t : v.dtypes())
-    for (std::int64_t M : sides)
-      for (tlab::Shape s : {tlab::Shape{M, M * M}, tlab::Shape{M * M, M}}) {
-        CAPTURE(tlab::dtype_name(t));
-        CAPTURE(tlab::to_string(s));
-        REQUIRE(v.refuses(t, s).empty());
-        CHECK(tlab_test::transposed_within_guards(t, s, 1, 64, 0x5A, [&](unsigned char* m) {
-          tlab::Operands op;
-          op.in = op.out = m;
-          op.shape = s;
-          v.kernels.at(t)(op);
-        }));
-      }
+    for (tlab::Shape s : {tlab::Shape{17, 17 * 17}, tlab::Shape{40 * 40, 40}}) {
+      CAPTURE(tlab::dtype_name(t));
+      CAPTURE(tlab::to_string(s));
+      REQUIRE(v.refuses(t, s).empty());
+      CHECK(tlab_test::transposed_within_guards(t, s, 1, 64, 0x5A, [&](unsigned char* m) {
+        tlab::Operands op;
+        op.in = op.out = m;
+        op.shape = s;
+        v.kernels.at(t)(op);
+      }));
+    }
   if (!small)
     for (tlab::Shape s : {tlab::Shape{512, 512 * 512}, tlab::Shape{512 * 512, 512}}) {
       CAPTURE(tlab::to_string(s));

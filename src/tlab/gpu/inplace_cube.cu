@@ -9,6 +9,7 @@
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
+#include "tlab/gpu/inplace_cube.cuh"
 #include "tlab/gpu/inplace_rect.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/word_tile.cuh"
@@ -19,14 +20,13 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// A tile's digits for 8- and 16-byte elements: 16 and 8, a row piece of 128 bytes either way
-// (4-byte elements take tiles of 32 digits, below). In shared memory the tile is [F][G][z] (F = x, G = y going forward; F = y, G =
+// One block a cycle, where a device cannot launch clusters (below): tiles of 16 digits (64-byte
+// row pieces for 4-byte elements, 128 for 8) or 8 for 16 bytes (128). In shared memory the tile is [F][G][z] (F = x, G = y going forward; F = y, G =
 // x back), z contiguous, G rows L apart, F planes L² + 1 apart: the loads store consecutive z
 // by a half-warp and rows L apart by the other half, and the stores read the digit that
 // becomes their contiguous one, F, at an odd stride, so that neither meets a bank conflict
 // (for 8 and 16 bytes a half- and quarter-warp are each a wavefront).
 template <int S> struct Layout {
-  static_assert(S == 8 || S == 16, "4-byte elements go through rotate_cycles_cluster");
   static constexpr int L = S == 16 ? 8 : 16, plane = L * L + 1, elems = L * plane;
   // Loads (and stores) per thread for one tile.
   static constexpr int rows = L * L / (kThreads / L);
@@ -102,30 +102,38 @@ __global__ void __launch_bounds__(kThreads) rotate_cycles(word::Word<S>* __restr
   }
 }
 
-// 4-byte elements in tiles of 32 x 32 x 32 digits, so that every row piece is 128 bytes (tiles
-// of 16 digits in one block gave 64-byte pieces, which ran at 64-65% of memcpy where these run
-// at 83-86% on the H100: performance notes, section 9, "Three digits in clusters"). A tile is 128 KiB, so a cycle's
-// three take a cluster of six blocks, two a tile: block `half` of tile k holds the half of its
-// split digit (forward y, back x: neither the source's contiguous digit z nor the destination's,
-// which comes from x going forward and y back). After the cluster's barrier every tile of the
-// cycle is in shared memory, and each block writes its half, rotated, where the next tile was.
-// In shared memory a half is [F][G][z]: F the digit that becomes the destination's contiguous
-// one, G the split digit's half, F planes H L + 1 apart (an odd stride: the stores read F
-// across a warp without a bank conflict).
-constexpr int kClusterThreads = 512, kClusterL = 32, kClusterH = 16, kClusterBlocks = 6;
-constexpr int kClusterPlane = kClusterH * kClusterL + 1;
-constexpr std::size_t kClusterSmem = static_cast<std::size_t>(kClusterL) * kClusterPlane * 4;
+// In clusters: tiles whose row pieces are 256 bytes (128 for 4-byte elements), too big for
+// one SM's shared memory three at a time, so a cycle's three tiles take a cluster of blocks,
+// `parts` a tile, each holding a part of the tile's split digit (forward y, back x: neither
+// the source's contiguous digit z nor the destination's, which comes from x going forward and
+// y back). After the cluster's barrier every tile of the cycle is in shared memory, and each
+// block writes its part, rotated, where the next tile was. One block a cycle's 64- and
+// 128-byte pieces ran at 64-65% (4 bytes) and 88-90% (8 and 16) of memcpy on the H100, these
+// at 83-86% and 92-94% (performance notes, section 9, "Three digits in clusters" and "... for
+// 8 and 16 bytes"). In shared memory a part is [F][G][z]: F the digit that becomes the
+// destination's contiguous one, G the split digit's part, F planes H L + 1 apart (an odd
+// stride: the stores read F across a warp without a bank conflict).
+constexpr int kClusterThreads = 512;
+// Tiles of L digits cut into `parts` blocks along the split digit (H of its L each): 4 bytes
+// 32 digits in halves; 8 bytes 32 in quarters and 16 bytes 16 whole (256-byte pieces).
+template <int S> struct ClusterTiles {
+  static constexpr int L = S == 16 ? 16 : 32, parts = S == 4 ? 2 : S == 8 ? 4 : 1, H = L / parts;
+  static constexpr int plane = H * L + 1, blocks = 3 * parts;
+  static constexpr std::size_t smem = static_cast<std::size_t>(L) * plane * S;
+};
 
-template <bool Forward>
-__global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kClusterThreads)
-    rotate_cycles_cluster(unsigned* __restrict__ a, std::int64_t M, std::int64_t T) {
-  constexpr int L = kClusterL, H = kClusterH, rows = L * H / (kClusterThreads / L);
+template <int S, bool Forward>
+__global__ void __launch_bounds__(kClusterThreads)
+    rotate_cycles_cluster(word::Word<S>* __restrict__ a, std::int64_t M, std::int64_t T) {
+  using C = ClusterTiles<S>;
+  using E = word::Word<S>;
+  constexpr int L = C::L, H = C::H, rows = L * H / (kClusterThreads / L);
   extern __shared__ __align__(16) unsigned char raw[];
-  unsigned* buf = reinterpret_cast<unsigned*>(raw);
+  E* buf = reinterpret_cast<E*>(raw);
   cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-  const int rank = static_cast<int>(cluster.block_rank()), k = rank / 2, half = rank % 2;
+  const int rank = static_cast<int>(cluster.block_rank()), k = rank / C::parts, part = rank % C::parts;
   std::int64_t t0, t1, t2;
-  cube::cycle(blockIdx.x / kClusterBlocks, T, t0, t1, t2);
+  cube::cycle(blockIdx.x / C::blocks, T, t0, t1, t2);
   const int count = t0 == t1 && t1 == t2 ? 1 : 3;
   // Digit i of the cycle's tile j (the data of tile j goes to tile j + 1): t[(i + j) mod 3]
   // going forward, t[(i + 2 j) mod 3] back; selected, not indexed, so that nothing goes to the stack.
@@ -140,12 +148,12 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kCluste
   if (busy) {
     const std::int64_t dx = digit(k, 0), dy = digit(k, 1), dz = digit(k, 2);
     const int lx = len(dx), ly = len(dy), lz = len(dz);
-    const unsigned* base = a + dx * L * M2 + dy * L * M + dz * L + lane;
+    const E* base = a + dx * L * M2 + dy * L * M + dz * L + lane;
 #pragma unroll 4
     for (int r = 0; r < rows; ++r) {
       const int q = row0 + r * step, f = q / H, g = q % H;
-      const int x = Forward ? f : half * H + g, y = Forward ? half * H + g : f;
-      if (x < lx && y < ly && lane < lz) __pipeline_memcpy_async(buf + f * kClusterPlane + g * L + lane, base + x * M2 + y * M, 4);
+      const int x = Forward ? f : part * H + g, y = Forward ? part * H + g : f;
+      if (x < lx && y < ly && lane < lz) __pipeline_memcpy_async(buf + f * C::plane + g * L + lane, base + x * M2 + y * M, S);
     }
     __pipeline_commit();
     __pipeline_wait_prior(0);
@@ -155,46 +163,87 @@ __global__ void __cluster_dims__(kClusterBlocks, 1, 1) __launch_bounds__(kCluste
     const int to = count == 1 ? 0 : (k + 1) % 3;
     const std::int64_t dx = digit(to, 0), dy = digit(to, 1), dz = digit(to, 2);
     const int lx = len(dx), ly = len(dy), lz = len(dz);
-    unsigned* base = a + dx * L * M2 + dy * L * M + dz * L + lane;
+    E* base = a + dx * L * M2 + dy * L * M + dz * L + lane;
     // Destination (x', y', z' = lane) holds source (z', x', y') going forward, (y', z', x')
-    // back: the split digit's half is x' forward, y' back, and the other row digit w is free.
+    // back: the split digit's part is x' forward, y' back, and the other row digit w is free.
 #pragma unroll 4
     for (int r = 0; r < rows; ++r) {
       const int q = row0 + r * step, g = q / L, w = q % L;
-      const int xd = Forward ? half * H + g : w, yd = Forward ? w : half * H + g;
-      if (xd < lx && yd < ly && lane < lz) base[xd * M2 + yd * M] = buf[lane * kClusterPlane + g * L + w];
+      const int xd = Forward ? part * H + g : w, yd = Forward ? w : part * H + g;
+      if (xd < lx && yd < ly && lane < lz) base[xd * M2 + yd * M] = buf[lane * C::plane + g * L + w];
     }
   }
 }
 
-// Whether the current device launches clusters (compute capability 9.0 or later), and this
-// build has the cluster kernel for it.
-bool launches_clusters() {
-  int dev = 0, yes = 0;
+// Whether cycles of S-byte elements run in clusters here: the device launches clusters
+// (compute capability 9.0 or later) as large as ClusterTiles<S>::blocks with its shared memory,
+// and this build has the kernel for it. Asked once per device and size.
+template <int S> bool in_clusters() {
+  using C = ClusterTiles<S>;
+  static int known[64] = {};  // 0: not asked, 1: yes, 2: no
+  int dev = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
-  TLAB_CUDA(cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, dev));
-  cudaFuncAttributes attr{};
-  return yes != 0 && cudaFuncGetAttributes(&attr, rotate_cycles_cluster<true>) == cudaSuccess && attr.ptxVersion >= 90;
+  int& k = known[dev % 64];
+  if (k == 0) {
+    int yes = 0;
+    TLAB_CUDA(cudaDeviceGetAttribute(&yes, cudaDevAttrClusterLaunch, dev));
+    auto kernel = rotate_cycles_cluster<S, true>;
+    cudaFuncAttributes attr{};
+    bool ok = yes != 0 && cudaFuncGetAttributes(&attr, kernel) == cudaSuccess && attr.ptxVersion >= 90;
+    if (ok) {
+      static unsigned long long done = 0;
+      word::allow_smem(kernel, C::smem, done);
+      if (C::blocks > 8) ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
+      cudaLaunchConfig_t config{};
+      config.gridDim = dim3(C::blocks);
+      config.blockDim = dim3(kClusterThreads);
+      config.dynamicSmemBytes = C::smem;
+      cudaLaunchAttribute cluster{};
+      cluster.id = cudaLaunchAttributeClusterDimension;
+      cluster.val.clusterDim = {static_cast<unsigned>(C::blocks), 1, 1};
+      config.attrs = &cluster;
+      config.numAttrs = 1;
+      int clusters = 0;
+      ok = ok && cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
+      cudaGetLastError();  // a refused query leaves its error behind
+    }
+    k = ok ? 1 : 2;
+  }
+  return k == 1;
 }
 
-template <bool Forward> void launch_cluster(unsigned* a, std::int64_t M, std::int64_t T, unsigned blocks, cudaStream_t stream) {
+template <int S, bool Forward>
+void launch_cluster(word::Word<S>* a, std::int64_t M, std::int64_t T, unsigned blocks, cudaStream_t stream) {
+  using C = ClusterTiles<S>;
+  auto kernel = rotate_cycles_cluster<S, Forward>;
   static unsigned long long done = 0;  // one per kernel: each needs its own shared-memory limit raised
-  word::allow_smem(rotate_cycles_cluster<Forward>, kClusterSmem, done);
-  rotate_cycles_cluster<Forward><<<blocks, kClusterThreads, kClusterSmem, stream>>>(a, M, T);
+  word::allow_smem(kernel, C::smem, done);
+  if (C::blocks > 8) TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kClusterThreads);
+  config.dynamicSmemBytes = C::smem;
+  config.stream = stream;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim = {static_cast<unsigned>(C::blocks), 1, 1};
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  TLAB_CUDA(cudaLaunchKernelEx(&config, kernel, a, M, T));
   TLAB_CUDA_LAUNCHED();
 }
 
-void run_cluster(void* matrix, std::int64_t M, bool forward, cudaStream_t stream) {
-  const std::int64_t T = ceil_div(M, kClusterL), blocks = cube::cycles(T) * kClusterBlocks;
+template <int S> void run_cluster(void* matrix, std::int64_t M, bool forward, cudaStream_t stream) {
+  using C = ClusterTiles<S>;
+  const std::int64_t T = ceil_div(M, C::L), blocks = cube::cycles(T) * C::blocks;
   if (blocks > 0x7fffffff) throw std::invalid_argument("in-place transpose by digit rotation: too many tiles for one launch");
-  auto* a = static_cast<unsigned*>(matrix);
+  auto* a = static_cast<word::Word<S>*>(matrix);
   if (forward)
-    launch_cluster<true>(a, M, T, static_cast<unsigned>(blocks), stream);
+    launch_cluster<S, true>(a, M, T, static_cast<unsigned>(blocks), stream);
   else
-    launch_cluster<false>(a, M, T, static_cast<unsigned>(blocks), stream);
+    launch_cluster<S, false>(a, M, T, static_cast<unsigned>(blocks), stream);
 }
 
-// 8- and 16-byte elements: one block a cycle.
 template <int S> void run_blocks(void* matrix, std::int64_t M, bool forward, cudaStream_t stream) {
   using Lay = Layout<S>;
   const std::int64_t T = ceil_div(M, Lay::L), blocks = cube::cycles(T);
@@ -213,36 +262,51 @@ template <int S> void run_blocks(void* matrix, std::int64_t M, bool forward, cud
   TLAB_CUDA_LAUNCHED();
 }
 
-template <int S> void run(void* matrix, Shape s, cudaStream_t stream) {
+template <int S> void run(void* matrix, Shape s, cudaStream_t stream, bool clusters) {
   bool forward = false;
   const std::int64_t M = cube::side(s, forward);
   if (M == 0) throw std::invalid_argument("in-place transpose by digit rotation: " + to_string(s) + " is not M x M^2 or M^2 x M");
-  if constexpr (S == 4) {
-    if (!launches_clusters())
-      throw std::invalid_argument("in-place transpose by digit rotation: 4-byte elements need a device that launches clusters");
-    run_cluster(matrix, M, forward, stream);
-  } else {
+  if (clusters && in_clusters<S>())
+    run_cluster<S>(matrix, M, forward, stream);
+  else
     run_blocks<S>(matrix, M, forward, stream);
-  }
 }
 
 }  // namespace
 
+void transpose_cube_in_place(void* m, Shape s, int elem, cudaStream_t stream, bool clusters) {
+  switch (elem) {
+    case 4: return run<4>(m, s, stream, clusters);
+    case 8: return run<8>(m, s, stream, clusters);
+    case 16: return run<16>(m, s, stream, clusters);
+  }
+  throw std::invalid_argument("in-place transpose by digit rotation: element size " + std::to_string(elem) +
+                              " is not 4, 8 or 16 bytes");
+}
+
+bool cube_in_clusters(int elem) {
+  switch (elem) {
+    case 4: return in_clusters<4>();
+    case 8: return in_clusters<8>();
+    case 16: return in_clusters<16>();
+  }
+  return false;
+}
+
 void register_gpu_inplace_cube(Registry& r) {
   Variant v = gpu_variant("gpu/inplace-rect/cube", "gpu-inplace-rect", Placement::in_place, {},
                           "M x M^2 and M^2 x M in place in one pass: the transpose rotates three base-M digits "
-                          "of the index, so tiles move in cycles of three (4-16-byte elements; 4-byte cycles in "
-                          "clusters of six blocks)");
+                          "of the index, so tiles move in cycles of three (4-16-byte elements; a cycle to a "
+                          "cluster of blocks where the device launches them)");
   v.any_shape = true;
-  v.refuses_shape = [](DType t, Shape s) -> std::string {
+  v.refuses_shape = [](DType, Shape s) -> std::string {
     bool forward = false;
-    if (!cube::side(s, forward)) return "the matrix is not M x M^2 or M^2 x M";
-    return dtype_size(t) == 4 && !launches_clusters() ? "4-byte elements need a device that launches clusters" : "";
+    return cube::side(s, forward) ? "" : "the matrix is not M x M^2 or M^2 x M";
   };
-  v.kernels[DType::i32] = [](const Operands& op) { run<4>(op.out, op.shape, stream_of(op)); };
-  v.kernels[DType::f32] = [](const Operands& op) { run<4>(op.out, op.shape, stream_of(op)); };
-  v.kernels[DType::f64] = [](const Operands& op) { run<8>(op.out, op.shape, stream_of(op)); };
-  v.kernels[DType::c128] = [](const Operands& op) { run<16>(op.out, op.shape, stream_of(op)); };
+  for (DType t : {DType::i32, DType::f32, DType::f64, DType::c128})
+    v.kernels[t] = [t](const Operands& op) {
+      transpose_cube_in_place(op.out, op.shape, static_cast<int>(dtype_size(t)), stream_of(op));
+    };
   r.add(std::move(v));
 }
 
