@@ -17,13 +17,14 @@
 TEST_CASE("in place by three digits: exact, both orientations, any side") {
   const bool small = std::getenv("TLAB_GPU_TEST_SMALL") != nullptr;
   const tlab::Variant& v = tlab::registry().get("gpu/inplace-rect/cube");
-  std::vector<std::int64_t> sides{2, 3, 7, 8, 16, 17, 40};
+  std::vector<std::int64_t> sides{2, 3, 7, 8, 16, 17, 40, 50};
   if (!small)
     for (std::int64_t M : {100, 256, 300}) sides.push_back(M);
   // Both ways a cycle runs: in a cluster of blocks (tiles of 32 digits for 4 and 8 bytes, 16
   // for 16; the registered variant's way on a device that launches clusters) and in one block
-  // (16 digits, 8 for 16 bytes). Sides under one tile, of one (16, 32), 40 and 100 with edge
-  // tiles, 256, 300; 512 for float in clusters (16 tiles a digit).
+  // (16 digits, 8 for 16 bytes). Sides under one tile, of one (16, 32), 40, 50 and 100 with
+  // edge tiles (50: an edge of 18 digits, past the first part of a 32-digit tile's split
+  // digit), 256, 300; 512 for float in clusters (16 tiles a digit).
   if (!small) sides.push_back(32);
   int dev = 0, major = 0;
   REQUIRE(cudaGetDevice(&dev) == cudaSuccess);

@@ -4,8 +4,9 @@
 // into shared memory and writes each one's elements, rotated, where the next one was. The
 // block decomposition (inplace_blocks.cu) needs two passes for these shapes (256 x 65536 is a
 // row of 256 blocks of 256 x 256, then a 256 x 256 transpose of their rows), so it cannot pass
-// half a copy's rate (performance notes, section 9, "Three digits"). 4-byte elements take
-// bigger tiles, a cycle to a cluster of blocks (rotate_cycles_cluster).
+// half a copy's rate (performance notes, section 9, "Three digits"). Where the device launches
+// clusters of blocks, a cycle's tiles are bigger and a cluster holds them
+// (rotate_cycles_cluster); elsewhere one block a cycle (rotate_cycles).
 #include <cooperative_groups.h>
 #include <cuda_pipeline.h>
 
@@ -125,6 +126,7 @@ template <int S> struct ClusterTiles {
 template <int S, bool Forward>
 __global__ void __launch_bounds__(kClusterThreads)
     rotate_cycles_cluster(word::Word<S>* __restrict__ a, std::int64_t M, std::int64_t T) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900  // clusters: sm_90 and later (in_clusters asks)
   using C = ClusterTiles<S>;
   using E = word::Word<S>;
   constexpr int L = C::L, H = C::H, rows = L * H / (kClusterThreads / L);
@@ -173,6 +175,9 @@ __global__ void __launch_bounds__(kClusterThreads)
       if (xd < lx && yd < ly && lane < lz) base[xd * M2 + yd * M] = buf[lane * C::plane + g * L + w];
     }
   }
+#else
+  __trap();  // built without sm_90 code: in_clusters() says so first, never a silent no-op
+#endif
 }
 
 // Whether cycles of S-byte elements run in clusters here: the device launches clusters
@@ -205,8 +210,8 @@ template <int S> bool in_clusters() {
       config.numAttrs = 1;
       int clusters = 0;
       ok = ok && cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
-      cudaGetLastError();  // a refused query leaves its error behind
     }
+    cudaGetLastError();  // a refused query leaves its error behind
     k = ok ? 1 : 2;
   }
   return k == 1;
