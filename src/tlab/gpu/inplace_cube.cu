@@ -11,7 +11,6 @@
 #include <cuda_pipeline.h>
 
 #include "tlab/gpu/inplace_cube.cuh"
-#include "tlab/gpu/inplace_rect.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/word_tile.cuh"
 #include "tlab/inplace_cube_index.hpp"
@@ -180,6 +179,23 @@ __global__ void __launch_bounds__(kClusterThreads)
 #endif
 }
 
+// The launch of `blocks` blocks of rotate_cycles_cluster<S, ...> in clusters of
+// ClusterTiles<S>::blocks on `stream`; `cluster` holds the attribute the config points to.
+template <int S> cudaLaunchConfig_t cluster_config(unsigned blocks, cudaStream_t stream, cudaLaunchAttribute& cluster) {
+  using C = ClusterTiles<S>;
+  cluster = cudaLaunchAttribute{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim = {static_cast<unsigned>(C::blocks), 1, 1};
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kClusterThreads);
+  config.dynamicSmemBytes = C::smem;
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  return config;
+}
+
 // Whether cycles of S-byte elements run in clusters here: the device launches clusters
 // (compute capability 9.0 or later) as large as ClusterTiles<S>::blocks with its shared memory,
 // and this build has the kernel for it. Asked once per device and size.
@@ -199,15 +215,8 @@ template <int S> bool in_clusters() {
       static unsigned long long done = 0;
       word::allow_smem(kernel, C::smem, done);
       if (C::blocks > 8) ok = cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1) == cudaSuccess;
-      cudaLaunchConfig_t config{};
-      config.gridDim = dim3(C::blocks);
-      config.blockDim = dim3(kClusterThreads);
-      config.dynamicSmemBytes = C::smem;
-      cudaLaunchAttribute cluster{};
-      cluster.id = cudaLaunchAttributeClusterDimension;
-      cluster.val.clusterDim = {static_cast<unsigned>(C::blocks), 1, 1};
-      config.attrs = &cluster;
-      config.numAttrs = 1;
+      cudaLaunchAttribute cluster;
+      const cudaLaunchConfig_t config = cluster_config<S>(C::blocks, nullptr, cluster);
       int clusters = 0;
       ok = ok && cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) == cudaSuccess && clusters > 0;
     }
@@ -224,16 +233,8 @@ void launch_cluster(word::Word<S>* a, std::int64_t M, std::int64_t T, unsigned b
   static unsigned long long done = 0;  // one per kernel: each needs its own shared-memory limit raised
   word::allow_smem(kernel, C::smem, done);
   if (C::blocks > 8) TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(kClusterThreads);
-  config.dynamicSmemBytes = C::smem;
-  config.stream = stream;
-  cudaLaunchAttribute cluster{};
-  cluster.id = cudaLaunchAttributeClusterDimension;
-  cluster.val.clusterDim = {static_cast<unsigned>(C::blocks), 1, 1};
-  config.attrs = &cluster;
-  config.numAttrs = 1;
+  cudaLaunchAttribute cluster;
+  const cudaLaunchConfig_t config = cluster_config<S>(blocks, stream, cluster);
   TLAB_CUDA(cudaLaunchKernelEx(&config, kernel, a, M, T));
   TLAB_CUDA_LAUNCHED();
 }
