@@ -19,7 +19,7 @@ const std::vector<int> kChunks{1, 2, 4, 8, 16};
 int main(int argc, char** argv) {
   tlab::ExperimentSpec spec{
       "15-distributed-transpose", "a matrix in row blocks over P GPUs transposed through NCCL, against the all-to-all",
-      tlab::parse_sizes("16384,32768,65536x32768,32768x65536,30011x40009"), tlab::parse_sizes("1000,999x1001")};
+      tlab::parse_sizes("16384,32768,65536x32768,32768x65536,65536,30011x40009"), tlab::parse_sizes("1000,999x1001")};
   return tlab::experiment_main(argc, argv, spec, [](tlab::ExperimentRun& run) {
     const tlab::Options& opt = run.options();
     std::vector<std::string> methods{"single-gpu", "all-to-all"};

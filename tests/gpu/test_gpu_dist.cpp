@@ -1,7 +1,7 @@
-// The distributed transpose on the GPUs this machine has: one rank on any GPU, two where two
-// exist (a message says they were left out otherwise), exact against the host reference for
-// every element type on shapes no rank count divides; the hash check catches a wrong B; and
-// the refusals come before any allocation.
+// The distributed transpose on the GPUs this machine has: one rank on any GPU, and every rank
+// count from two up to the GPUs present (a message says they were left out where there is one),
+// exact against the host reference for every element type on shapes no rank count divides; the
+// hash check catches a wrong B; and the refusals come before any allocation.
 #include <doctest/doctest.h>
 
 #include <cuda_runtime.h>
@@ -60,21 +60,23 @@ TEST_CASE("distributed transpose over one GPU: exact for every type, shape and c
       check_against_reference(1, t, s);
 }
 
-TEST_CASE("distributed transpose over two GPUs: exact for every type, shape and chunk count") {
+TEST_CASE("distributed transpose over two GPUs and more: exact for every rank count, type, shape and chunk count") {
   if (without_nccl()) return;
   if (dist::visible_gpus() < 2) {
     MESSAGE("left out: " << dist::visible_gpus() << " GPU(s) here, two needed");
     return;
   }
-  for (DType t : all_dtypes())
-    for (Shape s : shapes())
-      check_against_reference(2, t, s);
+  // Three ranks where the machine has them: a count that divides none of the power-of-two sides.
+  for (int ranks = 2; ranks <= dist::visible_gpus(); ++ranks)
+    for (DType t : all_dtypes())
+      for (Shape s : shapes())
+        check_against_reference(ranks, t, s);
 }
 
 TEST_CASE("the hash check counts every element of a B that was never written") {
   if (without_nccl()) return;
   const Shape s{300, 517};
-  for (int ranks = 1; ranks <= std::min(2, dist::visible_gpus()); ++ranks)
+  for (int ranks = 1; ranks <= dist::visible_gpus(); ++ranks)
     for (DType t : {DType::u8, DType::f32, DType::c128}) {
       CAPTURE(ranks);
       CAPTURE(dtype_name(t));
