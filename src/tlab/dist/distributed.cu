@@ -106,12 +106,7 @@ struct Transposer::Impl {
   }
 
   std::size_t e() const { return x.elem; }
-  RowBlocks chunk_rows(int p) const { return {x.a_rows().count(p), chunks}; }
-  // Where sender p's chunk c sits in a receive buffer: the blocks from all senders and
-  // chunks follow A's row order, each b_rows().count(q) x (chunk rows).
-  std::size_t recv_offset(int q, int p, int c) const {
-    return static_cast<std::size_t>(x.a_rows().begin(p) + chunk_rows(p).begin(c)) * x.b_rows().count(q) * e();
-  }
+  RowBlocks chunk_rows(int p) const { return x.chunk_rows(p, chunks); }
   Local& of(int rank) {
     for (auto& l : local)
       if (l->rank == rank) return *l;
@@ -160,7 +155,7 @@ struct Transposer::Impl {
   }
 
   // Chunk c of rank r's rows, k x n: the block for peer q (its B rows' columns of A) is
-  // transposed into the send buffer, b_rows().count(q) x k at the chunk's place; the peers'
+  // transposed into the send buffer, b_rows().count(q) x k at its message's place; the peers'
   // blocks first, so that the exchange can start while the rank's own block goes straight
   // into B's columns (pitch m), never through a buffer.
   void pack_chunk(Local& l, int c) {
@@ -174,7 +169,7 @@ struct Transposer::Impl {
     const auto* a = static_cast<const unsigned char*>(l.a.get()) + r0 * x.a.cols * e();
     for (int q = 0; q < x.ranks; ++q)
       if (q != r && x.b_rows().count(q) > 0)
-        transpose_block(static_cast<unsigned char*>(l.send.get()) + (r0 * x.a.cols + x.b_rows().begin(q) * k) * e(), k,
+        transpose_block(static_cast<unsigned char*>(l.send.get()) + x.send_offset(r, q, chunks, c), k,
                         a + x.b_rows().begin(q) * e(), k, x.b_rows().count(q), l.pack);
     TLAB_CUDA(cudaEventRecord(l.packed[c], l.pack));
     if (x.b_rows().count(r) > 0)
@@ -192,16 +187,14 @@ struct Transposer::Impl {
     TLAB_NCCL(ncclGroupStart());
     for (auto& l : local) {
       const int r = l->rank;
-      const std::int64_t k = chunk_rows(r).count(c), r0 = chunk_rows(r).begin(c);
-      auto* send = static_cast<unsigned char*>(l->send.get()) + r0 * x.a.cols * e();
       for (int q = 0; q < x.ranks; ++q) {
         if (q == r) continue;
-        const std::size_t out = static_cast<std::size_t>(x.b_rows().count(q) * k) * e();
-        if (out) TLAB_NCCL(ncclSend(send + x.b_rows().begin(q) * k * e(), out, ncclChar, q, l->comm, l->xfer));
-        const std::size_t in = static_cast<std::size_t>(x.b_rows().count(r) * chunk_rows(q).count(c)) * e();
-        if (in)
-          TLAB_NCCL(ncclRecv(static_cast<unsigned char*>(l->recv.get()) + recv_offset(r, q, c), in, ncclChar, q,
-                             l->comm, l->xfer));
+        if (const std::size_t out = x.message_bytes(r, q, chunks, c))
+          TLAB_NCCL(ncclSend(static_cast<unsigned char*>(l->send.get()) + x.send_offset(r, q, chunks, c), out, ncclChar,
+                             q, l->comm, l->xfer));
+        if (const std::size_t in = x.message_bytes(q, r, chunks, c))
+          TLAB_NCCL(ncclRecv(static_cast<unsigned char*>(l->recv.get()) + x.recv_offset(r, q, chunks, c), in, ncclChar,
+                             q, l->comm, l->xfer));
       }
     }
     TLAB_NCCL(ncclGroupEnd());
@@ -225,7 +218,7 @@ struct Transposer::Impl {
     TLAB_CUDA(cudaStreamWaitEvent(l.unpack, l.received[c]));
     if (x.b_rows().count(r) == 0) return;  // no B rows: nothing arrives, and the buffers are null
     for (int p = 0; p < x.ranks; ++p)
-      if (p != r) place(l, static_cast<const unsigned char*>(l.recv.get()) + recv_offset(r, p, c), p, c);
+      if (p != r) place(l, static_cast<const unsigned char*>(l.recv.get()) + x.recv_offset(r, p, chunks, c), p, c);
   }
 };
 
@@ -265,11 +258,9 @@ Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::m
     TLAB_CUDA(cudaSetDevice(l->device));
     l->a = DeviceBuffer(m.x.local_a_bytes(l->rank));
     l->b = DeviceBuffer(m.x.local_b_bytes(l->rank));
-    // NCCL reads what it sends in 16-byte words, the last one reaching past a message that
-    // ends off a 16-byte boundary: memcheck saw it at the end of a 9-byte buffer (P = 2,
-    // uint8 3 x 3), as NCCL's maintainers describe in NVIDIA/nccl issue 265.
-    l->send = DeviceBuffer((m.x.local_a_bytes(l->rank) + 15) / 16 * 16);
-    l->recv = DeviceBuffer(m.x.local_b_bytes(l->rank));
+    // Sized for one chunk; transpose() grows them where more chunks round more messages up.
+    l->send = DeviceBuffer(m.x.send_bytes(l->rank));
+    l->recv = DeviceBuffer(m.x.recv_bytes(l->rank));
     l->scalars = DeviceBuffer(4 * sizeof(double));
     int lowest = 0, highest = 0;
     TLAB_CUDA(cudaDeviceGetStreamPriorityRange(&lowest, &highest));
@@ -362,6 +353,17 @@ Times Transposer::transpose(int chunks) {
   m.synchronize();
   for (auto& l : m.local) {
     TLAB_CUDA(cudaSetDevice(l->device));
+    // Each of a rank's messages is rounded up to kMessageAlign bytes: more chunks, more of them.
+    // Grown before the start event, so only the first transpose at a new chunk count pays.
+    // The old buffer goes first: a matrix that fills the GPU has no room for both.
+    if (l->send.bytes() && l->send.bytes() < m.x.send_bytes(l->rank, chunks)) {
+      l->send = DeviceBuffer();
+      l->send = DeviceBuffer(m.x.send_bytes(l->rank, chunks));
+    }
+    if (l->recv.bytes() && l->recv.bytes() < m.x.recv_bytes(l->rank, chunks)) {
+      l->recv = DeviceBuffer();
+      l->recv = DeviceBuffer(m.x.recv_bytes(l->rank, chunks));
+    }
     while (static_cast<int>(l->packed.size()) < chunks) {
       l->packed.push_back(new_event());
       l->received.push_back(new_event());
