@@ -84,7 +84,7 @@ if (P > 2 && exists("summary")) {
   set xtics 1
   set grid xtics ytics lc rgb "#e5e5e5"
   set xlabel "GPUs"
-  set key bottom right
+  set key bottom left
   set ylabel "% of the all-to-all of the same blocks"
   set yrange [0:110]
   plot $pct1 using 1:2 smooth unique with linespoints ls 1 title word(types, 1), \
@@ -93,7 +93,7 @@ if (P > 2 && exists("summary")) {
   set ylabel "speedup over the same code on one GPU"
   set yrange [0:*]
   set offsets 0, 0, graph 0.1, 0
-  set key top left
+  set key bottom left
   plot $speed1 using 1:2 smooth unique with linespoints ls 1 title word(types, 1), \
        $speed2 using 1:2 smooth unique with linespoints ls 2 title word(types, 2), \
        $speed3 using 1:2 smooth unique with linespoints ls 3 title word(types, 3), \
