@@ -60,11 +60,22 @@ float ms_between(cudaEvent_t a, cudaEvent_t b) {
   return ms;
 }
 
-// The kernel that packs: a word-tile transpose that takes input and output pitches, so that
+// The kernels that pack: word-tile transposes that take input and output pitches, so that
 // each block of a chunk goes straight from A to where it is sent from, or for the rank's own
-// block to its place in B. Among those that take pitches, the fastest for the size on the
-// H100 and the H200 in experiment 13 (w8-out for 1 to 8 bytes; 8-byte words hold no 16-byte element).
-const Variant& pack_kernel(DType t) { return registry().get(dtype_size(t) == 16 ? "gpu/word/w16" : "gpu/word/w8-out"); }
+// block to its place in B. Where every row of the block starts on the kernel's word on both
+// sides, the fastest of those for the size on the H100 and the H200 in experiment 13 (w8-out
+// for 1 to 8 bytes; 8-byte words hold no 16-byte element). Where any does not (a rank's place
+// in B when P divides no side, rows of an odd width), sector-cut: the word kernels would go
+// element by element or shift there, and sector-cut cuts each output row at its own sector
+// boundary, which is what the plan runs on such matrices on one GPU.
+const Variant& pack_kernel(DType t, const void* in, std::int64_t in_pitch, const void* out, std::int64_t out_pitch) {
+  const std::size_t e = dtype_size(t);
+  if (e == 16) return registry().get("gpu/word/w16");
+  constexpr std::uintptr_t W = 8;
+  const bool on_words = reinterpret_cast<std::uintptr_t>(in) % W == 0 && reinterpret_cast<std::uintptr_t>(out) % W == 0 &&
+                        in_pitch * e % W == 0 && out_pitch * e % W == 0;
+  return registry().get(on_words ? "gpu/word/w8-out" : "gpu/word/sector-cut");
+}
 
 // Everything one rank owns on its GPU. Streams: pack (the block transposes), xfer (NCCL, at
 // the highest priority: its few blocks get SMs as soon as any free up, instead of after every
@@ -94,6 +105,7 @@ struct Transposer::Impl {
   Exchange x;
   DType type;
   int chunks = 1;  // of the transpose under way
+  std::string kernels;  // the registered kernels that packed so far, "+" between them
   std::unique_ptr<Team> team;
   std::vector<std::unique_ptr<Local>> local;
   // False while NCCL work is in flight: a call that throws midway leaves kernels waiting for
@@ -114,8 +126,10 @@ struct Transposer::Impl {
   }
   // The k x cols block of A at `from` (A's pitch) transposed to `to`, `pitch` elements apart.
   void transpose_block(void* to, std::int64_t pitch, const unsigned char* from, std::int64_t k, std::int64_t cols,
-                       cudaStream_t stream) const {
+                       cudaStream_t stream) {
     if (k == 0 || cols == 0) return;
+    const Variant& v = pack_kernel(type, from, x.a.cols, to, pitch);
+    if (kernels.find(v.name) == std::string::npos) kernels += (kernels.empty() ? "" : "+") + v.name;
     Operands op;
     op.in = from;
     op.out = to;
@@ -123,7 +137,7 @@ struct Transposer::Impl {
     op.stream = stream;
     op.in_pitch = x.a.cols;
     op.out_pitch = pitch;
-    pack_kernel(type).kernels.at(type)(op);
+    v.kernels.at(type)(op);
   }
 
   // Reduces v (n doubles, one set per local rank) to the maximum over every rank.
@@ -276,7 +290,7 @@ Transposer::Transposer(const TeamSpec& spec, DType type, Shape a) : impl_(std::m
 Transposer::~Transposer() = default;
 
 const Exchange& Transposer::layout() const { return impl_->x; }
-const std::string& Transposer::kernel() const { return pack_kernel(impl_->type).name; }
+const std::string& Transposer::kernel() const { return impl_->kernels; }
 const std::vector<int>& Transposer::local_ranks() const { return impl_->team->rank; }
 
 void Transposer::upload_a(int rank, const void* host) {

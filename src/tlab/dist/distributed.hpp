@@ -8,7 +8,7 @@
 //
 // Each rank transposes its rows of A in chunks of rows: the transpose of a k x n chunk is n
 // rows of k elements, and rank q's share is a contiguous run of them, so what travels is
-// already transposed. A registered kernel that takes pitches (kernel()) transposes each
+// already transposed. Registered kernels that take pitches (kernel() names them) transpose each
 // peer's block of the chunk straight from A into the send buffer, and the rank's own block
 // straight into B's columns. Chunk c goes to every peer in one grouped ncclSend/ncclRecv on a
 // stream of the highest priority while chunk c + 1 is transposed; each received block lands
@@ -72,7 +72,7 @@ class Transposer {
   Transposer& operator=(const Transposer&) = delete;
 
   const Exchange& layout() const;
-  const std::string& kernel() const;  // the registered kernel that transposes the blocks
+  const std::string& kernel() const;  // the registered kernels that transposed blocks so far, joined by "+"
   const std::vector<int>& local_ranks() const;  // the ranks this process drives
 
   // Host copies of one local rank's blocks (for tests): A's rows, B's rows, row major.

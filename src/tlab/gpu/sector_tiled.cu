@@ -52,12 +52,12 @@ template <int S> struct Whole {
 template <int S>
 __global__ void __launch_bounds__(kThreads, 4)
 transpose_sector_whole(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
-                       std::int64_t cols) {
+                       std::int64_t cols, std::int64_t in_pitch, std::int64_t out_pitch) {
   using G = Whole<S>;
   constexpr int J = G::J;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Word<S>* tile = reinterpret_cast<Word<S>*>(smem_raw);  // J columns of the span's rows
-  const std::int64_t row_bytes = cols * S, out_row_bytes = rows * S;
+  const std::int64_t row_bytes = in_pitch * S, out_row_bytes = out_pitch * S;
   const std::int64_t kk = blockIdx.x;               // window index along the output rows
   const std::int64_t b0 = kk * G::window - G::pad;  // first source row of the block
   const std::int64_t groups = (cols + J - 1) / J;
@@ -71,7 +71,7 @@ transpose_sector_whole(const unsigned char* __restrict__ in, unsigned char* __re
     const bool inside = b0 >= 0 && b0 + G::span <= rows && j0 + J <= cols;
     // A byte offset, added to `in` only under the guard: the first window's rows start
     // before the matrix, and a pointer formed there would be undefined even unread.
-    const std::int64_t at = ((b0 + r_first) * cols + j0 + c) * S;
+    const std::int64_t at = ((b0 + r_first) * in_pitch + j0 + c) * S;
     Word<S> v[passes];
 #pragma unroll
     for (int u = 0; u < passes; ++u) {
@@ -185,11 +185,12 @@ __device__ __forceinline__ void small_fill(const unsigned (&v)[Small<S>::passes]
 
 template <int S, bool Whole>
 __device__ __forceinline__ void small_drain(const unsigned* __restrict__ tile, unsigned char* out, std::int64_t rows,
-                                            std::int64_t cols, std::int64_t kk, std::int64_t j0) {
+                                            std::int64_t cols, std::int64_t out_pitch, std::int64_t kk,
+                                            std::int64_t j0) {
   using G = Small<S>;
   constexpr int E = G::E;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const std::uintptr_t row_step = static_cast<std::uintptr_t>(rows * S);
+  const std::uintptr_t row_step = static_cast<std::uintptr_t>(out_pitch * S);
   std::uintptr_t row_start = reinterpret_cast<std::uintptr_t>(out) + static_cast<std::uintptr_t>(j0 + warp) * row_step;
   const std::uintptr_t window_off = static_cast<std::uintptr_t>(kk * kWindow + 4 * lane);
   const int rows_here = cols - j0 < G::J ? static_cast<int>(cols - j0) : G::J;
@@ -226,11 +227,12 @@ __device__ __forceinline__ void small_drain(const unsigned* __restrict__ tile, u
 template <int S>
 __global__ void __launch_bounds__(kThreads, 3)
 transpose_sector_small(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
-                       std::int64_t cols) {
+                       std::int64_t cols, std::int64_t in_pitch, std::int64_t out_pitch) {
   using G = Small<S>;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   unsigned* tile = reinterpret_cast<unsigned*>(smem_raw);
-  const std::int64_t row_bytes = cols * S, total = rows * row_bytes;
+  // total: from `in` to just past the last row's last element (rows in_pitch elements apart).
+  const std::int64_t row_bytes = in_pitch * S, total = (rows - 1) * row_bytes + cols * S;
   const std::int64_t kk = blockIdx.x, b0 = kk * G::window - G::pad;
   const bool whole = kk >= 1 && (kk + 1) * G::window <= rows;  // every window inside its output row
   const std::int64_t groups = (cols + G::J - 1) / G::J;
@@ -250,9 +252,9 @@ transpose_sector_small(const unsigned char* __restrict__ in, unsigned char* __re
     small_fill<S>(v, tile, at_lo, static_cast<unsigned>(row_bytes));
     __syncthreads();
     if (whole)
-      small_drain<S, true>(tile, out, rows, cols, kk, j0);
+      small_drain<S, true>(tile, out, rows, cols, out_pitch, kk, j0);
     else
-      small_drain<S, false>(tile, out, rows, cols, kk, j0);
+      small_drain<S, false>(tile, out, rows, cols, out_pitch, kk, j0);
     __syncthreads();  // the next column group overwrites shared memory
   }
 }
@@ -264,7 +266,9 @@ template <int S> void launch(const Operands& op) {
     const std::int64_t windows = ceil_div(op.shape.rows * S + 32, kWindow);
     const dim3 grid = grid_2d(windows, ceil_div(op.shape.cols, J));
     kernel<<<grid, kThreads, smem, stream_of(op)>>>(static_cast<const unsigned char*>(op.in),
-                                                    static_cast<unsigned char*>(op.out), op.shape.rows, op.shape.cols);
+                                                    static_cast<unsigned char*>(op.out), op.shape.rows, op.shape.cols,
+                                                    op.in_pitch ? op.in_pitch : op.shape.cols,
+                                                    op.out_pitch ? op.out_pitch : op.shape.rows);
     TLAB_CUDA_LAUNCHED();
   };
   if constexpr (S < 4)
@@ -280,6 +284,9 @@ void register_gpu_sector(Registry& r) {
                           "each block owns whole 32-byte sectors of its output rows, cut at the row's own "
                           "offset; aligned words whatever the rows' alignment");
   v.kernels = instantiate_all([](auto tag, const Operands& op) { launch<sizeof(decltype(tag))>(op); });
+  // A block of one matrix into a block of another: each output row's skew is taken from its
+  // own address, so rows a pitch apart cost nothing more than dense ones.
+  v.takes_in_pitch = v.takes_out_pitch = true;
   r.add(std::move(v));
 }
 
