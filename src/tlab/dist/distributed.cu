@@ -7,6 +7,7 @@
 #include "tlab/gpu/check.cuh"
 #include "tlab/gpu/copy_rows.cuh"
 #include "tlab/gpu/device_buffer.cuh"
+#include "tlab/gpu/word_tile.cuh"
 #include "tlab/registry.hpp"
 
 namespace tlab::dist {
@@ -60,20 +61,19 @@ float ms_between(cudaEvent_t a, cudaEvent_t b) {
   return ms;
 }
 
-// The kernels that pack: word-tile transposes that take input and output pitches, so that
-// each block of a chunk goes straight from A to where it is sent from, or for the rank's own
-// block to its place in B. Where every row of the block starts on the kernel's word on both
-// sides, the fastest of those for the size on the H100 and the H200 in experiment 13 (w8-out
-// for 1 to 8 bytes; 8-byte words hold no 16-byte element). Where any does not (a rank's place
-// in B when P divides no side, rows of an odd width), sector-cut: the word kernels would go
-// element by element or shift there, and sector-cut cuts each output row at its own sector
-// boundary, which is what the plan runs on such matrices on one GPU.
-const Variant& pack_kernel(DType t, const void* in, std::int64_t in_pitch, const void* out, std::int64_t out_pitch) {
-  const std::size_t e = dtype_size(t);
+// The kernels that pack: transposes that take input and output pitches, so that each block of
+// a chunk goes straight from A to where it is sent from, or for the rank's own block to its
+// place in B. Where the block's rows are whole 8-byte words on both sides (the word kernels'
+// own fast path, word::row_layout), the fastest of those for the size on the H100 and the H200
+// in experiment 13 (w8-out for 1 to 8 bytes; 8-byte words hold no 16-byte element). Where they
+// are not (a rank's place in B when P divides no side, rows of an odd width), sector-cut: the
+// word kernels would go element by element or shift there, and sector-cut cuts each output row
+// at its own sector boundary, which is what the plan runs on such matrices on one GPU.
+const Variant& pack_kernel(DType t, const Operands& op) {
+  const int e = static_cast<int>(dtype_size(t));
   if (e == 16) return registry().get("gpu/word/w16");
-  constexpr std::uintptr_t W = 8;
-  const bool on_words = reinterpret_cast<std::uintptr_t>(in) % W == 0 && reinterpret_cast<std::uintptr_t>(out) % W == 0 &&
-                        in_pitch * e % W == 0 && out_pitch * e % W == 0;
+  const bool on_words = gpu::word::row_layout(op.in, op.out, op.shape.rows, op.shape.cols, e, 8, op.in_pitch,
+                                              op.out_pitch) == gpu::word::kAlignedRows;
   return registry().get(on_words ? "gpu/word/w8-out" : "gpu/word/sector-cut");
 }
 
@@ -128,8 +128,6 @@ struct Transposer::Impl {
   void transpose_block(void* to, std::int64_t pitch, const unsigned char* from, std::int64_t k, std::int64_t cols,
                        cudaStream_t stream) {
     if (k == 0 || cols == 0) return;
-    const Variant& v = pack_kernel(type, from, x.a.cols, to, pitch);
-    if (kernels.find(v.name) == std::string::npos) kernels += (kernels.empty() ? "" : "+") + v.name;
     Operands op;
     op.in = from;
     op.out = to;
@@ -137,6 +135,8 @@ struct Transposer::Impl {
     op.stream = stream;
     op.in_pitch = x.a.cols;
     op.out_pitch = pitch;
+    const Variant& v = pack_kernel(type, op);
+    if (kernels.find(v.name) == std::string::npos) kernels += (kernels.empty() ? "" : "+") + v.name;
     v.kernels.at(type)(op);
   }
 
@@ -370,14 +370,13 @@ Times Transposer::transpose(int chunks) {
     // Each of a rank's messages is rounded up to kMessageAlign bytes: more chunks, more of them.
     // Grown before the start event, so only the first transpose at a new chunk count pays.
     // The old buffer goes first: a matrix that fills the GPU has no room for both.
-    if (l->send.bytes() && l->send.bytes() < m.x.send_bytes(l->rank, chunks)) {
-      l->send = DeviceBuffer();
-      l->send = DeviceBuffer(m.x.send_bytes(l->rank, chunks));
-    }
-    if (l->recv.bytes() && l->recv.bytes() < m.x.recv_bytes(l->rank, chunks)) {
-      l->recv = DeviceBuffer();
-      l->recv = DeviceBuffer(m.x.recv_bytes(l->rank, chunks));
-    }
+    auto grow = [](DeviceBuffer& buf, std::size_t need) {
+      if (buf.bytes() == 0 || buf.bytes() >= need) return;  // empty: a rank without rows
+      buf = DeviceBuffer();
+      buf = DeviceBuffer(need);
+    };
+    grow(l->send, m.x.send_bytes(l->rank, chunks));
+    grow(l->recv, m.x.recv_bytes(l->rank, chunks));
     while (static_cast<int>(l->packed.size()) < chunks) {
       l->packed.push_back(new_event());
       l->received.push_back(new_event());
