@@ -63,15 +63,15 @@ float ms_between(cudaEvent_t a, cudaEvent_t b) {
 
 // The kernels that pack: transposes that take input and output pitches, so that each block of
 // a chunk goes straight from A to where it is sent from, or for the rank's own block to its
-// place in B. Where the block's rows are whole 8-byte words on both sides (the word kernels'
-// own fast path, word::row_layout), the fastest of those for the size on the H100 and the H200
-// in experiment 13 (w8-out for 1 to 8 bytes; 8-byte words hold no 16-byte element). Where they
-// are not (a rank's place in B when P divides no side, rows of an odd width), sector-cut: the
-// word kernels would go element by element or shift there, and sector-cut cuts each output row
-// at its own sector boundary, which is what the plan runs on such matrices on one GPU.
+// place in B. For 1 to 8 bytes where the block's rows are whole 8-byte words on both sides (the
+// word kernels' own fast path, word::row_layout): w8-out, the fastest of those for the size on
+// the H100 and the H200 in experiment 13. Elsewhere, and for 16-byte elements at every layout,
+// sector-cut: off a word the word kernels would go element by element or shift, and for 16
+// bytes experiment 13 has sector-cut ahead of w16 at every shape on both GPUs; it cuts each
+// output row at its own sector boundary, which is what the plan runs on such matrices.
 const Variant& pack_kernel(DType t, const Operands& op) {
   const int e = static_cast<int>(dtype_size(t));
-  if (e == 16) return registry().get("gpu/word/w16");
+  if (e == 16) return registry().get("gpu/word/sector-cut");
   const bool on_words = gpu::word::row_layout(op.in, op.out, op.shape.rows, op.shape.cols, e, 8, op.in_pitch,
                                               op.out_pitch) == gpu::word::kAlignedRows;
   return registry().get(on_words ? "gpu/word/w8-out" : "gpu/word/sector-cut");
