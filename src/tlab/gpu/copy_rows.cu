@@ -9,6 +9,9 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kUnroll = 4;  // independent loads in flight per thread before its stores
+// Rows this wide or wider that are not all on 16-byte words take the shifted kernel: below it
+// a row has too few whole words for the shifts to pay for the head and tail.
+constexpr std::int64_t kShiftedFrom = 64;
 
 // A block of kThreads threads is `lanes` threads per row times kThreads / lanes rows; each
 // thread moves words lane, lane + lanes, ... of its row, kUnroll at a time.
@@ -25,6 +28,78 @@ copy_rows_kernel(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const 
   }
 }
 
+// The 16 bytes at `at`, read as one aligned word where it lies inside [lo, hi), else byte by
+// byte, so that no access leaves the row (the first and last words of a shifted row straddle
+// its ends, and the row may end at the last byte of its allocation).
+__device__ __forceinline__ uint4 load_inside(const unsigned char* at, const unsigned char* lo, const unsigned char* hi) {
+  if (at >= lo && at + 16 <= hi) return *reinterpret_cast<const uint4*>(at);
+  unsigned w[4] = {0, 0, 0, 0};
+  for (int b = 0; b < 16; ++b)
+    if (at + b >= lo && at + b < hi) w[b / 4] |= static_cast<unsigned>(at[b]) << (8 * (b % 4));
+  return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// Bytes q * 4 + shift / 8 .. + 16 of the 32 bytes a:b. Q is a template argument, so that every
+// index is a constant and the eight words stay in registers.
+template <int Q> __device__ __forceinline__ uint4 take(const uint4& a, const uint4& b, unsigned shift) {
+  const unsigned w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  return make_uint4(__funnelshift_r(w[Q], w[Q + 1], shift), __funnelshift_r(w[Q + 1], w[Q + 2], shift),
+                    __funnelshift_r(w[Q + 2], w[Q + 3], shift), __funnelshift_r(w[Q + 3], w[Q + 4], shift));
+}
+
+// Rows whose source and destination sit at different offsets in a 16-byte word (a block put
+// into B's columns when P divides no side, or rows of an odd width): every store is an aligned
+// 16-byte word of the destination, its bytes funnel-shifted from the two aligned source words
+// under it; the few bytes before the row's first aligned word and after its last go one by one.
+// The word kernels' element paths lost half their speed on such rows (performance notes,
+// section 10); the bytes each thread loads twice are its neighbour's, served by L1.
+__global__ void __launch_bounds__(kThreads)
+copy_rows_shifted(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const unsigned char* __restrict__ src,
+                  std::int64_t src_pitch, std::int64_t width, std::int64_t rows, int lanes) {
+  const int lane = threadIdx.x % lanes;
+  const std::int64_t per_block = kThreads / lanes;
+  for (std::int64_t r = blockIdx.x * per_block + threadIdx.x / lanes; r < rows; r += gridDim.x * per_block) {
+    unsigned char* d = dst + r * dst_pitch;
+    const unsigned char* s = src + r * src_pitch;
+    const std::int64_t to_word = (16 - static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(d) & 15)) & 15;
+    const std::int64_t head = to_word < width ? to_word : width;
+    const std::int64_t words = (width - head) / 16, tail = head + words * 16;
+    if (lane < head) d[lane] = s[lane];
+    if (lane < width - tail) d[tail + lane] = s[tail + lane];
+    const unsigned char* from = s + head;  // the source of the first aligned destination word
+    const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(from) & 15);
+    const unsigned char* base = from - phase;  // on a word: word k and k + 1 hold destination word k
+    const unsigned shift = 8u * (phase % 4);
+    uint4* out = reinterpret_cast<uint4*>(d + head);
+    if (phase == 0) {  // source and destination on the same offset in a word: a plain copy
+      copy_strided<kUnroll>(reinterpret_cast<const uint4*>(from), out, lane, words, lanes, kUnroll * lanes);
+      continue;
+    }
+    for (std::int64_t k0 = lane; k0 < words; k0 += static_cast<std::int64_t>(kUnroll) * lanes) {
+      uint4 lo[kUnroll], hi[kUnroll];
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t k = k0 + static_cast<std::int64_t>(u) * lanes;
+        if (k < words) {
+          lo[u] = load_inside(base + 16 * k, s, s + width);
+          hi[u] = load_inside(base + 16 * k + 16, s, s + width);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const std::int64_t k = k0 + static_cast<std::int64_t>(u) * lanes;
+        if (k >= words) break;
+        switch (phase / 4) {  // the same for the whole row: no divergence
+          case 0: out[k] = take<0>(lo[u], hi[u], shift); break;
+          case 1: out[k] = take<1>(lo[u], hi[u], shift); break;
+          case 2: out[k] = take<2>(lo[u], hi[u], shift); break;
+          default: out[k] = take<3>(lo[u], hi[u], shift); break;
+        }
+      }
+    }
+  }
+}
+
 template <typename V>
 void launch(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t src_pitch, std::int64_t width,
             std::int64_t rows, cudaStream_t stream) {
@@ -38,6 +113,19 @@ void launch(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t src
   TLAB_CUDA_LAUNCHED();
 }
 
+void launch_shifted(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t src_pitch, std::int64_t width,
+                    std::int64_t rows, cudaStream_t stream) {
+  const std::int64_t words = width / 16;
+  int lanes = 32;
+  while (lanes < kThreads && lanes < words) lanes *= 2;
+  const std::int64_t per_block = kThreads / lanes;
+  const std::int64_t blocks = std::min<std::int64_t>((rows + per_block - 1) / per_block, std::int64_t{sm_count()} * 16);
+  copy_rows_shifted<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(static_cast<unsigned char*>(dst), dst_pitch,
+                                                                          static_cast<const unsigned char*>(src),
+                                                                          src_pitch, width, rows, lanes);
+  TLAB_CUDA_LAUNCHED();
+}
+
 }  // namespace
 
 void copy_rows(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t src_pitch, std::int64_t width,
@@ -48,6 +136,7 @@ void copy_rows(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t 
                     static_cast<std::uintptr_t>(dst_pitch) | static_cast<std::uintptr_t>(src_pitch) |
                     static_cast<std::uintptr_t>(width);
   if (bits % 16 == 0) launch<uint4>(dst, dst_pitch, src, src_pitch, width, rows, stream);
+  else if (width >= kShiftedFrom) launch_shifted(dst, dst_pitch, src, src_pitch, width, rows, stream);
   else if (bits % 8 == 0) launch<uint2>(dst, dst_pitch, src, src_pitch, width, rows, stream);
   else if (bits % 4 == 0) launch<unsigned>(dst, dst_pitch, src, src_pitch, width, rows, stream);
   else if (bits % 2 == 0) launch<unsigned short>(dst, dst_pitch, src, src_pitch, width, rows, stream);
