@@ -51,8 +51,9 @@ template <int Q> __device__ __forceinline__ uint4 take(const uint4& a, const uin
 // into B's columns when P divides no side, or rows of an odd width): every store is an aligned
 // 16-byte word of the destination, its bytes funnel-shifted from the two aligned source words
 // under it; the few bytes before the row's first aligned word and after its last go one by one.
-// The word kernels' element paths lost half their speed on such rows (performance notes,
-// section 10); the bytes each thread loads twice are its neighbour's, served by L1.
+// Copying such rows in the widest word that every row start, pitch and width share (4 bytes
+// for float, 1 for uint8 at three GPUs) placed them at half the rate (performance notes,
+// section 10). The bytes each thread loads twice are its neighbour's, served by L1.
 __global__ void __launch_bounds__(kThreads)
 copy_rows_shifted(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const unsigned char* __restrict__ src,
                   std::int64_t src_pitch, std::int64_t width, std::int64_t rows, int lanes) {
@@ -100,29 +101,37 @@ copy_rows_shifted(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const
   }
 }
 
+// Threads per row (whole warps, up to the block, for rows of `words` words) and blocks, at most
+// sixteen an SM, the rest taken by the kernels' grid-stride loop over rows.
+struct Launch {
+  int lanes = 32;
+  unsigned blocks = 0;
+};
+Launch launch_for(std::int64_t words, std::int64_t rows) {
+  Launch l;
+  while (l.lanes < kThreads && l.lanes < words) l.lanes *= 2;
+  const std::int64_t per_block = kThreads / l.lanes;
+  l.blocks = static_cast<unsigned>(std::min<std::int64_t>((rows + per_block - 1) / per_block, std::int64_t{sm_count()} * 16));
+  return l;
+}
+
 template <typename V>
 void launch(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t src_pitch, std::int64_t width,
             std::int64_t rows, cudaStream_t stream) {
   const std::int64_t words = width / static_cast<std::int64_t>(sizeof(V));
-  int lanes = 32;  // whole warps per row, fewer rows per block for wide rows
-  while (lanes < kThreads && lanes < words) lanes *= 2;
-  const std::int64_t per_block = kThreads / lanes;
-  const std::int64_t blocks = std::min<std::int64_t>((rows + per_block - 1) / per_block, std::int64_t{sm_count()} * 16);
-  copy_rows_kernel<V><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-      static_cast<unsigned char*>(dst), dst_pitch, static_cast<const unsigned char*>(src), src_pitch, words, rows, lanes);
+  const Launch l = launch_for(words, rows);
+  copy_rows_kernel<V><<<l.blocks, kThreads, 0, stream>>>(static_cast<unsigned char*>(dst), dst_pitch,
+                                                        static_cast<const unsigned char*>(src), src_pitch, words, rows,
+                                                        l.lanes);
   TLAB_CUDA_LAUNCHED();
 }
 
 void launch_shifted(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t src_pitch, std::int64_t width,
                     std::int64_t rows, cudaStream_t stream) {
-  const std::int64_t words = width / 16;
-  int lanes = 32;
-  while (lanes < kThreads && lanes < words) lanes *= 2;
-  const std::int64_t per_block = kThreads / lanes;
-  const std::int64_t blocks = std::min<std::int64_t>((rows + per_block - 1) / per_block, std::int64_t{sm_count()} * 16);
-  copy_rows_shifted<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(static_cast<unsigned char*>(dst), dst_pitch,
-                                                                          static_cast<const unsigned char*>(src),
-                                                                          src_pitch, width, rows, lanes);
+  const Launch l = launch_for(width / 16, rows);
+  copy_rows_shifted<<<l.blocks, kThreads, 0, stream>>>(static_cast<unsigned char*>(dst), dst_pitch,
+                                                       static_cast<const unsigned char*>(src), src_pitch, width, rows,
+                                                       l.lanes);
   TLAB_CUDA_LAUNCHED();
 }
 
@@ -131,7 +140,8 @@ void launch_shifted(void* dst, std::int64_t dst_pitch, const void* src, std::int
 void copy_rows(void* dst, std::int64_t dst_pitch, const void* src, std::int64_t src_pitch, std::int64_t width,
                std::int64_t rows, cudaStream_t stream) {
   if (rows <= 0 || width <= 0) return;
-  // The widest word that every row start, pitch and the width are multiples of.
+  // Everything on 16-byte words: the plain copy. Otherwise the shifted one, but for rows too
+  // narrow for it, which take the widest word that every row start, pitch and width share.
   const auto bits = reinterpret_cast<std::uintptr_t>(dst) | reinterpret_cast<std::uintptr_t>(src) |
                     static_cast<std::uintptr_t>(dst_pitch) | static_cast<std::uintptr_t>(src_pitch) |
                     static_cast<std::uintptr_t>(width);

@@ -1,8 +1,8 @@
 // A block of rows copied between two pitched buffers on one GPU: how the distributed
 // transpose puts a received block into B's columns. cudaMemcpy2DAsync does the same, but ran
 // at 1.7 to 3.2 TB/s on an H200 depending on the row width (docs/performance-notes.md,
-// section 10); this kernel moves the widest words that every row start, pitch and the width
-// allow.
+// section 10); this one stores aligned 16-byte words of every row of 64 bytes or more, whatever
+// the offsets of the rows' starts.
 #pragma once
 #include <cuda_runtime.h>
 
