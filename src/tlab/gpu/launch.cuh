@@ -82,6 +82,7 @@ void register_gpu_naive(Registry& r);
 void register_gpu_tiled(Registry& r);
 void register_gpu_inplace(Registry& r);
 void register_gpu_peers(Registry& r);
+void register_gpu_copy_bulk(Registry& r);
 void register_gpu_rect(Registry& r);
 void register_gpu_word(Registry& r);
 void register_gpu_sector(Registry& r);

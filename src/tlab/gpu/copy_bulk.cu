@@ -1,0 +1,138 @@
+// A copy through the TMA's bulk copies (sm_90 and later): one thread of a block asks the TMA
+// to bring a chunk of the source into shared memory, and when it has arrived, to store it to
+// the destination, with several chunks in flight. No thread loads or stores a byte of the
+// matrix itself. The question it answers: cudaMemcpy device to device runs on the copy
+// engines, not on the SMs (under Nsight Compute its launch shows no kernel), and moves about
+// 88% of the H200's DRAM peak where every SM copy of ours moves 80-83%; does a copy that the
+// SMs only hand to the TMA, in large contiguous chunks as a copy engine takes them, come
+// closer? (performance notes, section 9, "The copy engines' rate, and bulk copies").
+#include "tlab/gpu/launch.cuh"
+
+namespace tlab::gpu {
+namespace {
+
+constexpr int kThreads = 32;  // thread 0 drives the TMA; threads below 16 copy the bytes past the last 16-byte word
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+__device__ __forceinline__ unsigned shared_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+#endif
+
+// Chunk c of `chunks` (Chunk bytes each, the last one `last` bytes) goes through stage c % Stages
+// of the block that takes it; blocks take chunks a grid apart, so that the blocks in flight
+// stream through one contiguous stretch of the matrix.
+template <int Chunk, int Stages>
+__global__ void __launch_bounds__(kThreads)
+copy_bulk(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t chunks, int last,
+          const unsigned char* __restrict__ in_tail, unsigned char* __restrict__ out_tail, int tail) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char smem[];
+  if (blockIdx.x == 0 && static_cast<int>(threadIdx.x) < tail) out_tail[threadIdx.x] = in_tail[threadIdx.x];
+  if (threadIdx.x != 0) return;
+  const unsigned data = shared_addr(smem), bars = data + Stages * Chunk;
+  for (int s = 0; s < Stages; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bars + 8 * s));
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  const std::int64_t first = blockIdx.x, step = gridDim.x;
+  auto bytes_of = [&](std::int64_t c) { return c == chunks - 1 ? last : Chunk; };
+  auto load = [&](std::int64_t c) {
+    const int s = static_cast<int>(((c - first) / step) % Stages), n = bytes_of(c);
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bars + 8 * s), "r"(n) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                     data + s * Chunk),
+                 "l"(in + c * Chunk), "r"(n), "r"(bars + 8 * s)
+                 : "memory");
+  };
+  for (int i = 0; i < Stages && first + i * step < chunks; ++i) load(first + i * step);
+  unsigned phases = 0;  // bit s: the parity that stage s's barrier completes next
+  for (std::int64_t i = 0; first + i * step < chunks; ++i) {
+    const std::int64_t c = first + i * step;
+    const int s = static_cast<int>(i % Stages);
+    asm volatile(
+        "{\n .reg .pred done;\n wait:\n mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n @!done bra wait;\n}" ::"r"(
+            bars + 8 * s),
+        "r"((phases >> s) & 1u)
+        : "memory");
+    phases ^= 1u << s;
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(out + c * Chunk), "r"(data + s * Chunk),
+                 "r"(bytes_of(c))
+                 : "memory");
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+    // The stage of the chunk before this one is free once its store has read it: refill it.
+    if (i >= 1) {
+      asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+      const std::int64_t next = c - step + Stages * step;
+      if (next < chunks) load(next);
+    }
+  }
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
+template <int Chunk, int Stages> constexpr std::size_t smem_bytes() { return Stages * Chunk + 8 * Stages; }
+
+// Whether this device and build run the kernel (compute capability 9.0 and code built for it,
+// not an older target's JIT-compiled empty body); asked once per device.
+bool runs_here() {
+  static int known[64] = {};  // 0: not asked, 1: yes, 2: no
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) return false;
+  int& k = known[dev % 64];
+  if (k == 0) {
+    int major = 0;
+    cudaFuncAttributes a{};
+    k = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9 &&
+                cudaFuncGetAttributes(&a, copy_bulk<32768, 4>) == cudaSuccess && a.ptxVersion >= 90
+            ? 1
+            : 2;
+  }
+  return k == 1;
+}
+
+template <int Chunk, int Stages> void launch(const Operands& op, std::int64_t bytes) {
+  const auto* in = static_cast<const unsigned char*>(op.in);
+  auto* out = static_cast<unsigned char*>(op.out);
+  if (!runs_here()) throw std::invalid_argument("needs a device of compute capability 9.0 or later and a build with code for it");
+  if ((reinterpret_cast<std::uintptr_t>(in) | reinterpret_cast<std::uintptr_t>(out)) % 16)
+    throw std::invalid_argument("the bulk copy needs 16-byte aligned buffers");
+  static unsigned long long allowed = 0;  // a bit per device
+  int dev = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  auto k = copy_bulk<Chunk, Stages>;
+  if (!(allowed & (1ull << (dev % 64)))) {
+    TLAB_CUDA(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem_bytes<Chunk, Stages>())));
+    allowed |= 1ull << (dev % 64);
+  }
+  const std::int64_t words = bytes / 16 * 16, chunks = ceil_div(words, Chunk);
+  const int last = static_cast<int>(words - (chunks - 1) * Chunk);
+  int per_sm = 0;
+  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, smem_bytes<Chunk, Stages>()));
+  const std::int64_t blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(chunks, std::int64_t{per_sm} * sm_count()));
+  if (chunks == 0) {  // under one word: the tail alone
+    k<<<1, kThreads, smem_bytes<Chunk, Stages>(), stream_of(op)>>>(in, out, 0, 0, in, out, static_cast<int>(bytes));
+  } else {
+    k<<<static_cast<unsigned>(blocks), kThreads, smem_bytes<Chunk, Stages>(), stream_of(op)>>>(
+        in, out, chunks, last, in + words, out + words, static_cast<int>(bytes - words));
+  }
+  TLAB_CUDA_LAUNCHED();
+}
+
+}  // namespace
+
+void register_gpu_copy_bulk(Registry& r) {
+  auto add = [&r](const char* name, const char* what, auto run) {
+    Variant v = gpu_variant(name, "peer-copy", Placement::out_of_place, {}, what);
+    v.produces = Produces::copy;
+    v.kernels = instantiate_all([run](auto tag, const Operands& op) {
+      run(op, op.shape.elements() * static_cast<std::int64_t>(sizeof(decltype(tag))));
+    });
+    v.refuses_shape = [](DType, Shape) { return runs_here() ? std::string() : std::string("needs a TMA (compute capability 9.0)"); };
+    r.add(std::move(v));
+  };
+  add("gpu/copy-bulk", "TMA bulk copies of 32 KiB chunks, four in flight per block, one block an SM",
+      [](const Operands& op, std::int64_t b) { launch<32768, 4>(op, b); });
+  add("gpu/copy-bulk-16k", "TMA bulk copies of 16 KiB chunks, six in flight per block, two blocks an SM",
+      [](const Operands& op, std::int64_t b) { launch<16384, 6>(op, b); });
+}
+
+}  // namespace tlab::gpu
