@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
     run.run({tlab::variants_matching({"gpu/api", "gpu/word/*", "gpu/tma/*", "gpu/unrolled/t32x8-pad", "gpu/unrolled/t64x4-pad",
                                       "gpu/unrolled/t32x8-pad-out",
                                       "gpu/rect/r256c32x8", "gpu/tiled/t16-swizzle", "gpu/cublas-geam",
-                                      "gpu/copy-kernel", "gpu/copy-kernel-wide", "gpu/copy-bulk*", "gpu/memcpy"}),
+                                      "gpu/copy-kernel", "gpu/copy-kernel-wide", "gpu/copy-bulk", "gpu/memcpy"}),
              kTypes, shapes});
     // In place: square shapes through the tile-pair kernels; the others through the two
     // rectangular decompositions (blocks where the sides share a large factor, so not at

@@ -81,6 +81,11 @@ inline const KernelFn* correct_gpu_transpose(const std::string& name, DType t, P
 void register_gpu_naive(Registry& r);
 void register_gpu_tiled(Registry& r);
 void register_gpu_inplace(Registry& r);
+// Whether the current device is of compute capability 9.0 or later and `kernel` has code built
+// for it, not an older target's JIT-compiled body (the TMA and cluster kernels compile their
+// bodies for sm_90 only); asked once per device and kernel.
+bool runs_sm90(const void* kernel);
+
 void register_gpu_peers(Registry& r);
 void register_gpu_copy_bulk(Registry& r);
 void register_gpu_rect(Registry& r);

@@ -154,24 +154,7 @@ CUtensorMap byte_map(const void* base, std::int64_t rows, std::int64_t row_bytes
   return m;
 }
 
-// Whether the current device has a TMA (compute capability 9.0 or later) and this build has
-// the kernel for it (code from sm_90 or later, not an older target's code run by the JIT, whose
-// body is a trap); asked once per device.
-bool device_has_tma() {
-  static int known[64] = {};  // 0: not asked, 1: yes, 2: no
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  int& k = known[dev % 64];
-  if (k == 0) {
-    int major = 0;
-    cudaFuncAttributes a{};
-    k = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major >= 9 &&
-                cudaFuncGetAttributes(&a, transpose_tma<4>) == cudaSuccess && a.ptxVersion >= 90
-            ? 1
-            : 2;
-  }
-  return k == 1;
-}
+bool device_has_tma() { return runs_sm90(reinterpret_cast<const void*>(transpose_tma<4>)); }
 
 std::string refuses(int S, Shape s) {
   if (!device_has_tma()) return "needs a device of compute capability 9.0 or later (a TMA) and a build with code for it";
