@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "tlab/reference.hpp"
@@ -70,6 +71,35 @@ TEST_CASE("tlab::Plan on device memory: exact for every type and shape, out of p
     }
   cudaStreamDestroy(stream);
   CHECK(checked == static_cast<int>(all_dtypes().size() * shapes().size()));
+}
+
+TEST_CASE("a vector's plan copies its bytes out of place and runs nothing in place; other shapes take kernels") {
+  if (!have_gpu()) return;
+  for (DType t : {DType::u8, DType::c128})
+    for (Shape s : {Shape{1, 3000001}, Shape{3000001, 1}}) {
+      CAPTURE(dtype_name(t));
+      CAPTURE(to_string(s));
+      const std::size_t bytes = s.elements() * dtype_size(t);
+      std::vector<unsigned char> in(bytes), got(bytes);
+      fill_random(in.data(), s.elements(), t);
+      Dev a(bytes), b(bytes);
+      REQUIRE(cudaMemcpy(a.p, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+      REQUIRE(cudaMemset(b.p, 0xA5, bytes) == cudaSuccess);
+      const Plan out(t, s.rows, s.cols, Placement::out_of_place);
+      CHECK(out.kernel() == "gpu/vector/copy");
+      out.execute(b.p, a.p, nullptr);
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      REQUIRE(cudaMemcpy(got.data(), b.p, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+      CHECK(got == in);
+      const Plan in_place(t, s.rows, s.cols, Placement::in_place);
+      CHECK(in_place.kernel() == "gpu/vector/in-place");
+      in_place.execute_in_place(a.p, nullptr);
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      REQUIRE(cudaMemcpy(got.data(), a.p, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+      CHECK(got == in);
+    }
+  CHECK(Plan(DType::f32, 2, 3000001, Placement::out_of_place).kernel().rfind("gpu/vector/", 0) == std::string::npos);
+  CHECK(Plan(DType::f32, 3000001, 2, Placement::in_place).kernel().rfind("gpu/vector/", 0) == std::string::npos);
 }
 
 TEST_CASE("tlab::transpose on page-locked host memory runs the zero-copy path, exactly") {

@@ -161,6 +161,12 @@ Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& g
   const std::size_t elem = dtype_size(t);
   const std::string cls = shape_class(s, p, elem);
   std::string skipped;
+  if (memory == Memory::device && (s.rows == 1 || s.cols == 1)) {
+    // A vector's transpose is its bytes as they are: a copy by the copy engines, or nothing.
+    const std::string name = p == Placement::in_place ? "gpu/vector/in-place" : "gpu/vector/copy";
+    const Variant* v = registry().find(name);
+    if (v && usable(*v, t, s, p, backend)) return {name, "a vector: its transpose is its bytes as they are"};
+  }
   if (memory == Memory::device) {
     for (const std::string& target : {gpu_name, arch}) {
       for (const Row& r : all_rows()) {

@@ -16,6 +16,7 @@ void register_gpu_variants(Registry& r) {
   gpu::register_gpu_rect(r);
   gpu::register_gpu_peers(r);
   gpu::register_gpu_copy_bulk(r);
+  gpu::register_gpu_vector(r);
   register_api_variants(r);
 }
 }  // namespace tlab

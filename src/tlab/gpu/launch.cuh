@@ -88,6 +88,7 @@ bool runs_sm90(const void* kernel);
 
 void register_gpu_peers(Registry& r);
 void register_gpu_copy_bulk(Registry& r);
+void register_gpu_vector(Registry& r);
 void register_gpu_rect(Registry& r);
 void register_gpu_word(Registry& r);
 void register_gpu_sector(Registry& r);
