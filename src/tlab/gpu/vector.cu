@@ -27,6 +27,7 @@ void register_gpu_vector(Registry& r) {
   Variant none = gpu_variant("gpu/vector/in-place", "gpu-vector", Placement::in_place, {},
                              "a vector in place: its bytes are already its transpose, nothing runs");
   none.kernels = instantiate_all([](auto, const Operands&) {});
+  none.any_shape = true;  // any m x n in place, as far as the registry asks; refuses_shape keeps it to vectors
   none.refuses_shape = refuses_all_but_vectors;
   r.add(std::move(none));
 }
