@@ -13,19 +13,23 @@ constexpr int kUnroll = 4;  // independent loads in flight per thread before its
 // a row has too few whole words for the shifts to pay for the head and tail.
 constexpr std::int64_t kShiftedFrom = 64;
 
-// A block of kThreads threads is `lanes` threads per row times kThreads / lanes rows; each
-// thread moves words lane, lane + lanes, ... of its row, kUnroll at a time.
+// A block of kThreads threads is `lanes` threads per row times kThreads / lanes rows, the grid
+// stepping over the rows: row(r, lane) for each of this thread's rows.
+template <typename Row> __device__ __forceinline__ void each_row(std::int64_t rows, int lanes, Row row) {
+  const int lane = threadIdx.x % lanes;
+  const std::int64_t per_block = kThreads / lanes;
+  for (std::int64_t r = blockIdx.x * per_block + threadIdx.x / lanes; r < rows; r += gridDim.x * per_block) row(r, lane);
+}
+
+// Each thread moves words lane, lane + lanes, ... of its row, kUnroll at a time.
 template <typename V>
 __global__ void __launch_bounds__(kThreads)
 copy_rows_kernel(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const unsigned char* __restrict__ src,
                  std::int64_t src_pitch, std::int64_t words, std::int64_t rows, int lanes) {
-  const int lane = threadIdx.x % lanes;
-  const std::int64_t per_block = kThreads / lanes;
-  for (std::int64_t r = blockIdx.x * per_block + threadIdx.x / lanes; r < rows; r += gridDim.x * per_block) {
-    const V* from = reinterpret_cast<const V*>(src + r * src_pitch);
-    V* to = reinterpret_cast<V*>(dst + r * dst_pitch);
-    copy_strided<kUnroll>(from, to, lane, words, lanes, kUnroll * lanes);
-  }
+  each_row(rows, lanes, [&](std::int64_t r, int lane) {
+    copy_strided<kUnroll>(reinterpret_cast<const V*>(src + r * src_pitch), reinterpret_cast<V*>(dst + r * dst_pitch),
+                          lane, words, lanes, kUnroll * lanes);
+  });
 }
 
 // The 16 bytes at `at`, read as one aligned word where it lies inside [lo, hi), else byte by
@@ -57,9 +61,7 @@ template <int Q> __device__ __forceinline__ uint4 take(const uint4& a, const uin
 __global__ void __launch_bounds__(kThreads)
 copy_rows_shifted(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const unsigned char* __restrict__ src,
                   std::int64_t src_pitch, std::int64_t width, std::int64_t rows, int lanes) {
-  const int lane = threadIdx.x % lanes;
-  const std::int64_t per_block = kThreads / lanes;
-  for (std::int64_t r = blockIdx.x * per_block + threadIdx.x / lanes; r < rows; r += gridDim.x * per_block) {
+  each_row(rows, lanes, [&](std::int64_t r, int lane) {
     unsigned char* d = dst + r * dst_pitch;
     const unsigned char* s = src + r * src_pitch;
     const std::int64_t to_word = (16 - static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(d) & 15)) & 15;
@@ -74,7 +76,7 @@ copy_rows_shifted(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const
     uint4* out = reinterpret_cast<uint4*>(d + head);
     if (phase == 0) {  // source and destination on the same offset in a word: a plain copy
       copy_strided<kUnroll>(reinterpret_cast<const uint4*>(from), out, lane, words, lanes, kUnroll * lanes);
-      continue;
+      return;
     }
     for (std::int64_t k0 = lane; k0 < words; k0 += static_cast<std::int64_t>(kUnroll) * lanes) {
       uint4 lo[kUnroll], hi[kUnroll];
@@ -98,7 +100,7 @@ copy_rows_shifted(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const
         }
       }
     }
-  }
+  });
 }
 
 // Threads per row (whole warps, up to the block, for rows of `words` words) and blocks, at most
