@@ -63,6 +63,8 @@ __global__ void copy_bulk(const unsigned char* __restrict__ a, unsigned char* __
   if (threadIdx.x != 0) return;
   for (int s = 0; s < stages; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar[s])));
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  // The barriers' initialisation visible to the TMA (the async proxy), as the CUDA guide does.
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   auto load = [&](size_t c, int s) {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(&bar[s])), "r"(chunk) : "memory");
     asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(

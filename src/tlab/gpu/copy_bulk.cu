@@ -41,6 +41,8 @@ copy_bulk(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
   const unsigned data = shared_addr(smem), bars = data + kStages * kChunk;
   for (int s = 0; s < kStages; ++s) asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bars + 8 * s));
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  // The barriers' initialisation visible to the TMA (the async proxy), as the CUDA guide does.
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   const std::int64_t first = blockIdx.x, step = gridDim.x;
   auto bytes_of = [&](std::int64_t c) { return c == chunks - 1 ? last : kChunk; };
   auto load = [&](std::int64_t c) {

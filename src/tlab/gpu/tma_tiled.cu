@@ -67,6 +67,8 @@ transpose_tma(const __grid_constant__ CUtensorMap src, const __grid_constant__ C
   if (leader) {
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    // The barriers' initialisation visible to the TMA (the async proxy), as the CUDA guide does.
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   }
   __syncthreads();
   const auto load = [&](std::int64_t by) {
