@@ -204,7 +204,8 @@ TEST_CASE("kernels index with 64 bits: a matrix of more than 2^31 elements") {
   if (small_only()) return;
   const tlab::Shape s{46341, 46341};  // 2,147,488,281 one-byte elements > 2^31
   const auto bytes = static_cast<std::size_t>(s.elements());
-  for (const char* name : {"gpu/tiled/t32-pad", "gpu/naive-rowread/b16", "gpu/inplace-naive/b32", "gpu/word/sector-cut"}) {
+  for (const char* name :
+       {"gpu/tiled/t32-pad", "gpu/naive-rowread/b16", "gpu/inplace-naive/b32", "gpu/word/sector-cut", "gpu/word-inplace/waves"}) {
     const tlab::Variant& v = tlab::registry().get(name);
     if (!v.supports(tlab::DType::u8)) continue;
     CAPTURE(name);

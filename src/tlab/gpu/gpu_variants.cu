@@ -11,6 +11,7 @@ void register_gpu_variants(Registry& r) {
   gpu::register_gpu_word_in_place(r);
   gpu::register_gpu_inplace_rect(r);
   gpu::register_gpu_inplace_on_grid(r);
+  gpu::register_gpu_inplace_square_waves(r);
   gpu::register_gpu_inplace_blocks(r);
   gpu::register_gpu_inplace_cube(r);
   gpu::register_gpu_rect(r);

@@ -6,8 +6,8 @@
 // rate; this needs the GPU's shared memory to hold the matrix (about 29 MiB on an H100 or an
 // H200; a little more with two tiles a block, their overlap kept in global memory between the
 // phases: on_grid::plan_tiles), so it serves the smaller matrices (performance notes, section
-// 9, "The whole matrix on the grid" and "Two tiles a block"). Both phases move aligned 16-byte words of global memory, so that a warp
-// issues as few instructions per byte as a copy does: the layout below serves that.
+// 9, "The whole matrix on the grid" and "Two tiles a block"). The tiles' reads and writes are
+// on_grid_tile.cuh's, which the square transpose in waves shares (inplace_square_waves.cu).
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -15,166 +15,24 @@
 #include "tlab/gpu/inplace_on_grid.cuh"
 #include "tlab/gpu/kept_scratch.cuh"
 #include "tlab/gpu/launch.cuh"
-#include "tlab/gpu/word_tile.cuh"
+#include "tlab/gpu/on_grid_tile.cuh"
 #include "tlab/inplace_on_grid_tiles.hpp"
 
 namespace tlab::gpu {
 namespace {
 
-using on_grid::Columns;
-using on_grid::Piece;
 using on_grid::tile_bytes;
 using on_grid::Tiles;
 
-constexpr int kThreads = 1024, kWarps = kThreads / 32;
+using grid_tile::kThreads;
+using Place = grid_tile::Place<int>;
 
-// Rows a warp reads at once (R-row groups of them), a 16-byte word a lane from each: 64 KiB
-// in flight per SM. A thread of a 1024-thread block has 64 registers, and eight rows' words
-// would need 32 of them for the loads alone.
-constexpr int kRowsInFlight = 4;
-
-// Bytes [s, s + 16) of the 32 bytes lo, hi (lo first in memory), 0 <= s < 16 the same across
-// the warp: a switch on the 4-byte word they start in, then four funnel shifts.
-__device__ __forceinline__ uint4 bytes_at(const uint4& lo, const uint4& hi, int s) {
-  unsigned a, b, c, d, e;
-  switch (s >> 2) {
-    case 0: a = lo.x, b = lo.y, c = lo.z, d = lo.w, e = hi.x; break;
-    case 1: a = lo.y, b = lo.z, c = lo.w, d = hi.x, e = hi.y; break;
-    case 2: a = lo.z, b = lo.w, c = hi.x, d = hi.y, e = hi.z; break;
-    default: a = lo.w, b = hi.x, c = hi.y, d = hi.z, e = hi.w; break;
-  }
-  const unsigned sh = 8u * static_cast<unsigned>(s & 3);
-  return make_uint4(__funnelshift_r(a, b, sh), __funnelshift_r(b, c, sh), __funnelshift_r(c, d, sh),
-                    __funnelshift_r(d, e, sh));
-}
-
-// The aligned 16 bytes at `at`, but only those in [begin, end) (the rest zero): the words
-// under a matrix that does not start or end on a 16-byte boundary.
-__device__ __forceinline__ uint4 load_within(const unsigned char* at, const unsigned char* begin,
-                                             const unsigned char* end) {
-  if (at >= begin && at + 16 <= end) return *reinterpret_cast<const uint4*>(at);
-  unsigned l[4] = {0, 0, 0, 0};
-  for (int b = 0; b < 16; ++b)
-    if (at + b >= begin && at + b < end) l[b / 4] |= static_cast<unsigned>(at[b]) << (8 * (b % 4));
-  return make_uint4(l[0], l[1], l[2], l[3]);
-}
-
-// A 16-byte load from shared memory that the compiler keeps whole (as four 4-byte loads, 16
-// bytes apart across the lanes, they would meet in four-way bank conflicts).
-__device__ __forceinline__ uint4 lds128(const unsigned char* p) {
-  uint4 v;
-  asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-      : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))));
-  return v;
-}
-
-// Where tile `index` lies in the matrix, and what of the matrix its reads may touch.
-struct Place {
-  int i0, j0, h, w, skew;
-  const unsigned char *begin, *end;
-  template <int S>
-  __device__ Place(const unsigned char* a, int m, int n, const Tiles& t, int index, std::integral_constant<int, S>)
-      : i0(index / t.across * t.h), j0(index % t.across * t.w), h(min(t.h, m - i0)), w(min(t.w, n - j0)),
-        skew(static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16)), begin(a),
-        end(a + static_cast<std::int64_t>(m) * n * S) {}
-};
-
-// Reads tile `at` of the m x n matrix into `tile`. A warp takes kRowsInFlight rows: groups of R
-// consecutive rows, kWarps groups apart. For each row its lanes load the aligned 16-byte words
-// under the piece (bytes of the neighbouring tiles too: nothing is written before the grid's
-// barrier) and lanes 0-30 shift word j of the piece into place from their word and the next
-// lane's; then each lane stores its words' G columns, R rows at a time. A last word that runs
-// past the piece fills columns past w, which are never written out.
-template <int S>
-__device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, int m, int n, const Tiles& t,
-                                          const Place& at) {
-  using C = Columns<S>;
-  using Elem = word::Word<S>;
-  constexpr int R = C::R, G = C::G;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int h = at.h, pitch = t.pitch;
-  const int row_bytes = at.w * S, words = (row_bytes + 15) / 16;  // a piece's words, realigned
-  constexpr int kGroups = kRowsInFlight / R;
-  for (int g0 = warp; g0 * R < h; g0 += kWarps * kGroups)
-    for (int j = 0; j < words; j += 31) {  // realigned words j .. j + 30
-      uint4 x[kRowsInFlight];
-      int off[kRowsInFlight];
-#pragma unroll
-      for (int u = 0; u < kRowsInFlight; ++u) {
-        const int r = (g0 + u / R * kWarps) * R + u % R, first = ((at.i0 + r) * n + at.j0) * S;
-        off[u] = (at.skew + first) % 16;
-        const int q = j + lane;  // aligned word q under the piece starts 16 q - off bytes into it
-        x[u] = r < h && 16 * q < off[u] + row_bytes ? load_within(a + first - off[u] + 16 * q, at.begin, at.end)
-                                                    : make_uint4(0, 0, 0, 0);
-      }
-#pragma unroll
-      for (int u = 0; u < kRowsInFlight; ++u) {
-        uint4 next;
-        next.x = __shfl_down_sync(0xffffffffu, x[u].x, 1);
-        next.y = __shfl_down_sync(0xffffffffu, x[u].y, 1);
-        next.z = __shfl_down_sync(0xffffffffu, x[u].z, 1);
-        next.w = __shfl_down_sync(0xffffffffu, x[u].w, 1);
-        x[u] = bytes_at(x[u], next, off[u]);
-      }
-      const int q = j + lane;
-      if (lane == 31 || q >= words) continue;
-      const int at0 = q * (G * pitch + C::K);  // column G q
-#pragma unroll
-      for (int k = 0; k < kGroups; ++k) {
-        const int r = (g0 + k * kWarps) * R;  // the group's first row
-        if (r >= h) break;
-        if constexpr (S >= 4) {
-#pragma unroll
-          for (int e = 0; e < G; ++e)
-            *reinterpret_cast<Elem*>(tile + at0 + e * pitch + r * S) = word::element_of<S, 16>(x[k], e);
-        } else {
-          // Lane l of each of the R rows' words holds columns 4l / S ..; the R x R block of
-          // those columns and rows, transposed, gives each column's R rows as one 4-byte word.
-#pragma unroll
-          for (int l = 0; l < 4; ++l) {
-            unsigned in[R], col[R];
-#pragma unroll
-            for (int i = 0; i < R; ++i) {
-              unsigned lanes[4];
-              word::to_lanes(x[k * R + i], lanes);
-              in[i] = lanes[l];
-            }
-            word::transpose_block<S, 4>(in, col);
-#pragma unroll
-            for (int i = 0; i < R; ++i)
-              *reinterpret_cast<unsigned*>(tile + at0 + (l * R + i) * pitch + r * S) = col[i];
-          }
-        }
-      }
-    }
-}
-
-// Writes `tile` transposed to where it belongs in the n x m result. A warp takes a column
-// (output row j0 + c, columns i0 .. i0 + h - 1), its lanes the aligned 16-byte words inside
-// that piece, each shifted into place from two aligned 16-byte loads of the column, and the
-// head's and tail's elements (words that neighbouring pieces share) one a lane (lanes 0-15 the
-// head, 16-31 the tail).
-template <int S>
-__device__ __forceinline__ void write_tile(const unsigned char* tile, unsigned char* a, int m, const Tiles& t,
-                                           const Place& at) {
-  using C = Columns<S>;
-  using Elem = word::Word<S>;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int piece_bytes = at.h * S;
-  for (int c = warp; c < at.w; c += kWarps) {
-    const int first = ((at.j0 + c) * m + at.i0) * S, off = (at.skew + first) % 16;
-    const Piece p(off, piece_bytes);
-    const int col = C::base(c, t.pitch), shift = ((col - off) % 16 + 16) % 16;
-    unsigned char* out = a + first - off;  // output word q is out + 16 q
-    for (int q = p.lo + lane; q < p.hi; q += 32) {
-      const int from = col + 16 * q - off - shift;  // 16-byte aligned, and not negative as q > 0 or off == 0
-      *reinterpret_cast<uint4*>(out + 16 * q) = bytes_at(lds128(tile + from), lds128(tile + from + 16), shift);
-    }
-    const int e = lane < 16 ? lane * S : p.tail + (lane - 16) * S;
-    if (lane < 16 ? e < p.head : e < piece_bytes)
-      *reinterpret_cast<Elem*>(a + first + e) = *reinterpret_cast<const Elem*>(tile + col + e);
-  }
+// Tile `index` of the m x n matrix (element offsets fit 32 bits: the matrix fits the GPU's
+// shared memory and the spill), and its place in the n x m result.
+template <int S> __device__ Place place_of(const unsigned char* a, int m, int n, const Tiles& t, int index) {
+  const int i0 = index / t.across * t.h, j0 = index % t.across * t.w;
+  return Place{i0 * n + j0, n, j0 * m + i0, m, min(t.h, m - i0), min(t.w, n - j0), t.pitch,
+               static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16), a, a + static_cast<std::int64_t>(m) * n * S};
 }
 
 // Copies `bytes` (a multiple of 16) from `from` to `to`, a block's threads 16 bytes each.
@@ -192,28 +50,27 @@ template <int S, int P>
 __global__ void __launch_bounds__(kThreads, 1)
     transpose_on_grid(unsigned char* a, int m, int n, Tiles t, unsigned char* spill) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const std::integral_constant<int, S> size;
-  const Place own(a, m, n, t, static_cast<int>(blockIdx.x), size);
+  const Place own = place_of<S>(a, m, n, t, static_cast<int>(blockIdx.x));
   const int second = static_cast<int>(blockIdx.x + gridDim.x);
   unsigned char* const kept = spill + static_cast<std::int64_t>(blockIdx.x) * t.spill;
   if constexpr ((P & kOnGridRead) != 0) {
     if (second < t.count) {
-      read_tile<S>(smem, a, m, n, t, Place(a, m, n, t, second, size));
+      grid_tile::read_tile<S>(smem, a, place_of<S>(a, m, n, t, second));
       __syncthreads();
       copy_words(kept, smem + t.first_at, t.spill);
       __syncthreads();
     }
-    read_tile<S>(smem + t.first_at, a, m, n, t, own);
+    grid_tile::read_tile<S>(smem + t.first_at, a, own);
   }
   if constexpr ((P & kOnGridBarrier) != 0)
     cooperative_groups::this_grid().sync();  // every tile is on chip or aside: the matrix may be overwritten
   if constexpr ((P & kOnGridWrite) != 0) {
-    write_tile<S>(smem + t.first_at, a, m, t, own);
+    grid_tile::write_tile<S>(smem + t.first_at, a, own);
     if (second < t.count) {
       __syncthreads();
       copy_words(smem + t.first_at, kept, t.spill);
       __syncthreads();
-      write_tile<S>(smem, a, m, t, Place(a, m, n, t, second, size));
+      grid_tile::write_tile<S>(smem, a, place_of<S>(a, m, n, t, second));
     }
   }
 }
@@ -227,19 +84,12 @@ struct Launch {
 // The launch for an m x n matrix on the current device, or false where it does not fit: the
 // chooser's tiles, or `forced` where given (and it fits).
 template <int S, int P> bool plan(std::int64_t m, std::int64_t n, const Tiles* forced, Launch& l) {
-  int dev = 0, optin = 0, coop = 0;
-  TLAB_CUDA(cudaGetDevice(&dev));
-  TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
-  TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   // Element offsets are 32-bit in the kernel; m * n * S may itself overflow, hence the division.
-  if (!coop || m < 1 || n < 1 || m > (std::int64_t{1} << 31) / S / n) return false;
-  auto kernel = transpose_on_grid<S, P>;
-  const int smem = (optin - 1024) / 16 * 16;  // as c2r-grid: a margin under the opt-in limit
+  if (m < 1 || n < 1 || m > (std::int64_t{1} << 31) / S / n) return false;
   static unsigned long long smem_allowed = 0;
-  word::allow_smem(kernel, static_cast<std::size_t>(smem), smem_allowed);
-  int per_sm = 0;
-  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
-  const int blocks = sm_count() * per_sm;
+  const grid_tile::Grid g = grid_tile::cooperative_grid(transpose_on_grid<S, P>, smem_allowed);
+  const int smem = g.smem, blocks = g.blocks;
+  if (blocks < 1) return false;
   if (forced == nullptr) {
     if (!on_grid::plan_tiles<S>(m, n, blocks, smem, l.tiles)) return false;
   } else {
@@ -348,18 +198,9 @@ void register_gpu_inplace_on_grid(Registry& r) {
                               " rows more): tiles read into every SM, a grid barrier, tiles written transposed (one "
                               "read and one write)");
   v.any_shape = true;
-  v.refuses_shape = [](DType t, Shape s) -> std::string {
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      cudaGetLastError();  // the failed query's error is not a kernel's
-      return "no CUDA device to hold the matrix";
-    }
-    try {
-      if (in_place_on_grid_fits(s, static_cast<int>(dtype_size(t)))) return "";
-    } catch (const std::exception& e) {  // a failed device query: a reason, not an escape from the plan's choice
-      return e.what();
-    }
-    return "the matrix does not fit the shared memory of this GPU's grid";
+  v.refuses_shape = [](DType t, Shape s) {
+    return device_refusal([&] { return in_place_on_grid_fits(s, static_cast<int>(dtype_size(t))); },
+                          "the matrix does not fit the shared memory of this GPU's grid");
   };
   // A plan's scratch: the tiles kept aside where the grid takes two a block, else none.
   v.scratch_bytes = [](DType t, Shape s) {

@@ -63,6 +63,23 @@ inline Variant gpu_variant(std::string name, std::string family, Placement place
   return v;
 }
 
+// A variant's refusal that asks the device whether it can run a case: "" where `fits()`
+// says so, else why not: no device, a failed query (its message: a reason, not an escape from
+// a plan's choice), or `otherwise`.
+template <class Fits> std::string device_refusal(Fits fits, const std::string& otherwise) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    cudaGetLastError();  // the failed query's error is not a kernel's
+    return "no CUDA device";
+  }
+  try {
+    if (fits()) return "";
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return otherwise;
+}
+
 // The kernel of the registered variant `name` when it is a correct GPU transpose of t with
 // placement p (not a roofline peer, not registered as known to be wrong), else nullptr.
 // Code that runs a kernel by name checks it once with this and says what it needed.
@@ -96,6 +113,7 @@ void register_gpu_tma(Registry& r);
 void register_gpu_word_in_place(Registry& r);
 void register_gpu_inplace_rect(Registry& r);
 void register_gpu_inplace_on_grid(Registry& r);
+void register_gpu_inplace_square_waves(Registry& r);
 void register_gpu_inplace_blocks(Registry& r);
 void register_gpu_inplace_cube(Registry& r);
 

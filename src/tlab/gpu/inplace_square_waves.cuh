@@ -1,0 +1,26 @@
+// The in-place transpose of an n x n matrix in waves through the grid's shared memory
+// (inplace_square_waves.cu, tlab/inplace_square_waves.hpp): any side and alignment, one read
+// and one write of each element.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace tlab::gpu {
+
+// Tiles of h x w (row part) and w x h (column part), on `blocks` blocks; h == 0 where the
+// current device cannot run the side.
+struct SquareWaves {
+  int h = 0, w = 0, blocks = 0;
+};
+
+// The launch the transpose of n x n with `elem`-byte elements takes on the current device.
+SquareWaves square_waves_plan(std::int64_t n, int elem);
+
+// Transposes the n x n matrix at `matrix` (device memory, any address that is a multiple of the
+// element size) in place on `stream`; throws std::invalid_argument where the device cannot.
+// `forced`: other tiles and fewer blocks (for tests: a small matrix in many waves).
+void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream,
+                               const SquareWaves* forced = nullptr);
+
+}  // namespace tlab::gpu

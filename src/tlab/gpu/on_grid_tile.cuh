@@ -1,0 +1,189 @@
+// A tile's trip through a block's shared memory for the transposes that read every tile of a
+// wave before any is written back (a grid barrier between): gpu/inplace-rect/on-grid
+// (inplace_on_grid.cu) and gpu/word-inplace/waves (inplace_square_waves.cu). Both phases move
+// aligned 16-byte words of global memory, so that a warp issues as few instructions per byte
+// as a copy does; the tile's layout in shared memory is on_grid::Columns
+// (tlab/inplace_on_grid_tiles.hpp).
+#pragma once
+#include <cstdint>
+
+#include "tlab/gpu/launch.cuh"
+#include "tlab/gpu/word_tile.cuh"
+#include "tlab/inplace_on_grid_tiles.hpp"
+
+namespace tlab::gpu::grid_tile {
+
+constexpr int kThreads = 1024, kWarps = kThreads / 32;
+
+// Rows a warp reads at once (R-row groups of them), a 16-byte word a lane from each: 64 KiB
+// in flight per SM. A thread of a 1024-thread block has 64 registers, and eight rows' words
+// would need 32 of them for the loads alone.
+constexpr int kRowsInFlight = 4;
+
+// The grid of a kernel of kThreads threads a block, each block all but 1 KiB of the opt-in
+// shared memory (a margin, as c2r-grid keeps): its bytes and blocks, every block resident at
+// once. blocks 0 where the device has no cooperative launch. `allowed`: the kernel's own
+// word::allow_smem record.
+struct Grid {
+  int smem = 0, blocks = 0;
+};
+template <class Kernel> Grid cooperative_grid(Kernel kernel, unsigned long long& allowed) {
+  int dev = 0, optin = 0, coop = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  if (!coop) return Grid{};
+  Grid g;
+  g.smem = (optin - 1024) / 16 * 16;
+  word::allow_smem(kernel, static_cast<std::size_t>(g.smem), allowed);
+  int per_sm = 0;
+  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, g.smem));
+  g.blocks = sm_count() * per_sm;
+  return g;
+}
+
+// Bytes [s, s + 16) of the 32 bytes lo, hi (lo first in memory), 0 <= s < 16 the same across
+// the warp: a switch on the 4-byte word they start in, then four funnel shifts.
+__device__ __forceinline__ uint4 bytes_at(const uint4& lo, const uint4& hi, int s) {
+  unsigned a, b, c, d, e;
+  switch (s >> 2) {
+    case 0: a = lo.x, b = lo.y, c = lo.z, d = lo.w, e = hi.x; break;
+    case 1: a = lo.y, b = lo.z, c = lo.w, d = hi.x, e = hi.y; break;
+    case 2: a = lo.z, b = lo.w, c = hi.x, d = hi.y, e = hi.z; break;
+    default: a = lo.w, b = hi.x, c = hi.y, d = hi.z, e = hi.w; break;
+  }
+  const unsigned sh = 8u * static_cast<unsigned>(s & 3);
+  return make_uint4(__funnelshift_r(a, b, sh), __funnelshift_r(b, c, sh), __funnelshift_r(c, d, sh),
+                    __funnelshift_r(d, e, sh));
+}
+
+// The aligned 16 bytes at `at`, but only those in [begin, end) (the rest zero): the words
+// under a matrix that does not start or end on a 16-byte boundary.
+__device__ __forceinline__ uint4 load_within(const unsigned char* at, const unsigned char* begin,
+                                             const unsigned char* end) {
+  if (at >= begin && at + 16 <= end) return *reinterpret_cast<const uint4*>(at);
+  unsigned l[4] = {0, 0, 0, 0};
+  for (int b = 0; b < 16; ++b)
+    if (at + b >= begin && at + b < end) l[b / 4] |= static_cast<unsigned>(at[b]) << (8 * (b % 4));
+  return make_uint4(l[0], l[1], l[2], l[3]);
+}
+
+// A 16-byte load from shared memory that the compiler keeps whole (as four 4-byte loads, 16
+// bytes apart across the lanes, they would meet in four-way bank conflicts).
+__device__ __forceinline__ uint4 lds128(const unsigned char* p) {
+  uint4 v;
+  asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+      : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+      : "r"(static_cast<unsigned>(__cvta_generic_to_shared(p))));
+  return v;
+}
+
+// Where a tile lies: its h x w elements start at element `in_first` of the matrix, rows
+// `in_pitch` elements apart, and their transpose goes to element `out_first`, rows `out_pitch`
+// apart (the same buffer). `pitch`: the tile's column pitch in shared memory (Columns<S>::pitch
+// of its rows, or more). Reads may touch bytes of [begin, end) outside the tile. Index: int
+// where every offset fits 32 bits (fewer instructions), else std::int64_t.
+template <class Index> struct Place {
+  Index in_first, in_pitch, out_first, out_pitch;
+  int h, w, pitch, skew;  // skew: the matrix's base address mod 16
+  const unsigned char *begin, *end;
+};
+
+// Reads tile `at` into `tile`. A warp takes kRowsInFlight rows: groups of R consecutive rows,
+// kWarps groups apart. For each row its lanes load the aligned 16-byte words under the piece
+// (bytes of the neighbouring tiles too: nothing is written before the grid's barrier) and lanes
+// 0-30 shift word j of the piece into place from their word and the next lane's; then each lane
+// stores its words' G columns, R rows at a time. A last word that runs past the piece fills
+// columns past w, which are never written out.
+template <int S, class Index>
+__device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
+  using C = on_grid::Columns<S>;
+  using Elem = word::Word<S>;
+  constexpr int R = C::R, G = C::G;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int h = at.h, pitch = at.pitch;
+  const int row_bytes = at.w * S, words = (row_bytes + 15) / 16;  // a piece's words, realigned
+  constexpr int kGroups = kRowsInFlight / R;
+  for (int g0 = warp; g0 * R < h; g0 += kWarps * kGroups)
+    for (int j = 0; j < words; j += 31) {  // realigned words j .. j + 30
+      uint4 x[kRowsInFlight];
+      int off[kRowsInFlight];
+#pragma unroll
+      for (int u = 0; u < kRowsInFlight; ++u) {
+        const int r = (g0 + u / R * kWarps) * R + u % R;
+        const Index first = (at.in_first + r * at.in_pitch) * S;
+        off[u] = static_cast<int>((at.skew + first) % 16);
+        const int q = j + lane;  // aligned word q under the piece starts 16 q - off bytes into it
+        x[u] = r < h && 16 * q < off[u] + row_bytes ? load_within(a + first - off[u] + 16 * q, at.begin, at.end)
+                                                    : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int u = 0; u < kRowsInFlight; ++u) {
+        uint4 next;
+        next.x = __shfl_down_sync(0xffffffffu, x[u].x, 1);
+        next.y = __shfl_down_sync(0xffffffffu, x[u].y, 1);
+        next.z = __shfl_down_sync(0xffffffffu, x[u].z, 1);
+        next.w = __shfl_down_sync(0xffffffffu, x[u].w, 1);
+        x[u] = bytes_at(x[u], next, off[u]);
+      }
+      const int q = j + lane;
+      if (lane == 31 || q >= words) continue;
+      const int at0 = q * (G * pitch + C::K);  // column G q
+#pragma unroll
+      for (int k = 0; k < kGroups; ++k) {
+        const int r = (g0 + k * kWarps) * R;  // the group's first row
+        if (r >= h) break;
+        if constexpr (S >= 4) {
+#pragma unroll
+          for (int e = 0; e < G; ++e)
+            *reinterpret_cast<Elem*>(tile + at0 + e * pitch + r * S) = word::element_of<S, 16>(x[k], e);
+        } else {
+          // Lane l of each of the R rows' words holds columns 4l / S ..; the R x R block of
+          // those columns and rows, transposed, gives each column's R rows as one 4-byte word.
+#pragma unroll
+          for (int l = 0; l < 4; ++l) {
+            unsigned in[R], col[R];
+#pragma unroll
+            for (int i = 0; i < R; ++i) {
+              unsigned lanes[4];
+              word::to_lanes(x[k * R + i], lanes);
+              in[i] = lanes[l];
+            }
+            word::transpose_block<S, 4>(in, col);
+#pragma unroll
+            for (int i = 0; i < R; ++i)
+              *reinterpret_cast<unsigned*>(tile + at0 + (l * R + i) * pitch + r * S) = col[i];
+          }
+        }
+      }
+    }
+}
+
+// Writes `tile` transposed to where it belongs. A warp takes a column (output row c: h
+// elements from at.out_first + c * at.out_pitch), its lanes the aligned 16-byte words inside
+// that piece, each shifted into place from two aligned 16-byte loads of the column, and the
+// head's and tail's elements (words that neighbouring pieces share) one a lane (lanes 0-15 the
+// head, 16-31 the tail).
+template <int S, class Index>
+__device__ __forceinline__ void write_tile(const unsigned char* tile, unsigned char* a, const Place<Index>& at) {
+  using C = on_grid::Columns<S>;
+  using Elem = word::Word<S>;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int piece_bytes = at.h * S;
+  for (int c = warp; c < at.w; c += kWarps) {
+    const Index first = (at.out_first + c * at.out_pitch) * S;
+    const int off = static_cast<int>((at.skew + first) % 16);
+    const on_grid::Piece p(off, piece_bytes);
+    const int col = C::base(c, at.pitch), shift = ((col - off) % 16 + 16) % 16;
+    unsigned char* out = a + first - off;  // output word q is out + 16 q
+    for (int q = p.lo + lane; q < p.hi; q += 32) {
+      const int from = col + 16 * q - off - shift;  // 16-byte aligned, and not negative as q > 0 or off == 0
+      *reinterpret_cast<uint4*>(out + 16 * q) = bytes_at(lds128(tile + from), lds128(tile + from + 16), shift);
+    }
+    const int e = lane < 16 ? lane * S : p.tail + (lane - 16) * S;
+    if (lane < 16 ? e < p.head : e < piece_bytes)
+      *reinterpret_cast<Elem*>(a + first + e) = *reinterpret_cast<const Elem*>(tile + col + e);
+  }
+}
+
+}  // namespace tlab::gpu::grid_tile
