@@ -6,13 +6,21 @@
 // columns [s, s + b) from row s + b on (the column part, (r - b) x b). The transpose maps the
 // cross onto itself, and crosses of different waves share no element, so a wave needs a grid
 // barrier only between its own reads and writes: every block reads its tile of the cross into
-// shared memory, the grid waits, and every block writes its tile transposed. Tiles are h x w
-// in the row part and w x h in the column part; one a block. The next wave's reads may start
-// while other blocks still write this one: they touch other elements.
+// shared memory, the grid waits, and every block writes its tile transposed. The next wave's
+// reads may start while other blocks still write this one: they touch other elements.
+//
+// A block's rate is about its share of the DRAM's only while every block works (performance
+// notes, section 9, "In-place squares in waves"), so the schedule gives every wave about the
+// same share of the matrix and cuts each cross into about as many equal tiles as there are
+// blocks: h x w in the row part, w x h in the column part.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "tlab/host_device.hpp"
+#include "tlab/inplace_on_grid_tiles.hpp"
 
 namespace tlab::waves {
 
@@ -20,27 +28,8 @@ TLAB_HD std::int64_t up(std::int64_t a, std::int64_t b) { return (a + b - 1) / b
 TLAB_HD std::int64_t least(std::int64_t a, std::int64_t b) { return a < b ? a : b; }
 
 // Tiles of the wave with band b where r rows and columns are left.
-TLAB_HD std::int64_t tiles_in(std::int64_t r, std::int64_t b, int h, int w) {
+TLAB_HD std::int64_t tiles_in(std::int64_t r, std::int64_t b, std::int64_t h, std::int64_t w) {
   return up(b, h) * (up(r, w) + up(r - b, w));
-}
-
-// The band of the wave where r rows and columns are left: whole tile rows of h, or all of r,
-// as many as keep the wave's tiles within `blocks`, counted up from one tile row until the next
-// would not fit. At least min(h, r) wherever that fits at the first wave (fits below): a wave's
-// tiles with one tile row only fall as r does.
-TLAB_HD std::int64_t band(std::int64_t r, int h, int w, int blocks) {
-  std::int64_t b = least(h, r);
-  while (b < r) {
-    const std::int64_t next = least(b + h, r);
-    if (tiles_in(r, next, h, w) > blocks) break;
-    b = next;
-  }
-  return b;
-}
-
-// Whether tiles of h x w (and w x h) let every wave of an n x n matrix fit `blocks`.
-TLAB_HD bool fits(std::int64_t n, int h, int w, int blocks) {
-  return n < 1 || tiles_in(n, least(h, n), h, w) <= blocks;
 }
 
 // Tile `index` of the wave at s with band b: rows [row, row + rows) and columns [col, col +
@@ -67,11 +56,75 @@ TLAB_HD bool tile_at(std::int64_t n, std::int64_t s, std::int64_t b, int h, int 
   return true;
 }
 
-// The number of waves of an n x n matrix.
-inline std::int64_t count(std::int64_t n, int h, int w, int blocks) {
-  std::int64_t waves = 0;
-  for (std::int64_t s = 0; s < n; s += band(n - s, h, w, blocks)) ++waves;
-  return waves;
+// One wave: its start and band, its tiles' sides, and their pitches in shared memory
+// (on_grid::Columns<S>::pitch of h rows for the row part's tiles, of w rows for the column
+// part's). Sides fit 32 bits: an n x n matrix in device memory has n < 2^31.
+struct Wave {
+  int s, b, h, w, pitch_h, pitch_w;
+};
+
+// The shared memory of a tile of h x w and of one of w x h, whichever is more.
+template <int S> std::int64_t tile_pair_bytes(std::int64_t h, std::int64_t w) {
+  const std::int64_t a = on_grid::tile_bytes<S>(h, w), b = on_grid::tile_bytes<S>(w, h);
+  return a > b ? a : b;
+}
+
+// The tiles of the wave with band b where r are left, on `blocks` blocks of `smem` bytes: of
+// the counts p of tile rows in the band (h = ceil(b / p)), with w the least that keeps the
+// tiles within `blocks` (then evened out over its count across), the pair whose largest tile
+// costs least, a tile's cost its bytes and 64 more a row piece (each piece starts and ends
+// inside a line). False where none fits.
+template <int S> bool tiles_for(std::int64_t r, std::int64_t b, int blocks, std::int64_t smem, int& h, int& w) {
+  double best = -1;
+  for (std::int64_t p = 1; p <= least(b, blocks); ++p) {
+    const std::int64_t hh = up(b, p);
+    if (up(b, hh) != p) continue;  // the same tiles as a smaller p
+    const std::int64_t per = blocks / p;  // tiles across the two parts, at most
+    if (per < 1 + (r > b)) break;        // one across each part at least
+    std::int64_t ww = up(2 * r - b, per);
+    while (up(r, ww) + up(r - b, ww) > per) ++ww;
+    // The same count across the row part, evened out, unless that adds one across the column part.
+    if (const std::int64_t even = up(r, up(r, ww)); up(r, even) + up(r - b, even) <= per) ww = even;
+    if (tile_pair_bytes<S>(hh, ww) > smem) continue;
+    const double cost = static_cast<double>(hh) * ww * S + 64.0 * (hh + ww);
+    if (best < 0 || cost < best) {
+      best = cost;
+      h = static_cast<int>(hh), w = static_cast<int>(ww);
+    }
+  }
+  return best >= 0;
+}
+
+// The waves of an n x n matrix on `blocks` blocks of `smem` bytes: the fewest waves W for
+// which every wave fits, wave k taking the cross from s_k = n - n sqrt(1 - k / W), so that
+// each covers about n² / W elements (tried from the count the shared memory needs at 90% of
+// it, to twice that). Empty where none fits, or where it would take more than kMaxWaves.
+constexpr int kMaxWaves = 4096;
+template <int S> std::vector<Wave> schedule(std::int64_t n, int blocks, std::int64_t smem) {
+  if (n < 1 || n > 0x7fffffff || blocks < 1) return {};
+  const double share = 0.9 * static_cast<double>(blocks) * static_cast<double>(smem) / S;  // elements a wave, about
+  const std::int64_t first = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(n) * n / share)));
+  int h = 0, w = 0;
+  // Not even a first cross one row wide, nor the whole square in one wave: no count fits.
+  if (!tiles_for<S>(n, 1, blocks, smem, h, w) && !tiles_for<S>(n, n, blocks, smem, h, w)) return {};
+  for (std::int64_t count = first; count <= least(least(kMaxWaves, n), 2 * first + 8); ++count) {
+    std::vector<Wave> waves;
+    std::int64_t s = 0;
+    bool ok = true;
+    for (std::int64_t k = 1; k <= count && ok; ++k) {
+      std::int64_t next = k == count ? n : n - static_cast<std::int64_t>(std::llround(n * std::sqrt(1.0 - static_cast<double>(k) / count)));
+      next = std::max(next, s + 1);
+      next = least(next, n);
+      ok = tiles_for<S>(n - s, next - s, blocks, smem, h, w);
+      if (ok)
+        waves.push_back(Wave{static_cast<int>(s), static_cast<int>(next - s), h, w,
+                             static_cast<int>(on_grid::Columns<S>::pitch(h)), static_cast<int>(on_grid::Columns<S>::pitch(w))});
+      s = next;
+      if (s >= n) break;
+    }
+    if (ok && s >= n) return waves;
+  }
+  return {};
 }
 
 }  // namespace tlab::waves

@@ -21,14 +21,13 @@ TEST_CASE("in place in waves: one wave and many, sides off every word, any offse
   const tlab::Variant& v = tlab::registry().get("gpu/word-inplace/waves");
   struct Case {
     std::int64_t n;
-    tlab::gpu::SquareWaves forced;  // h == 0: the plan's own tiles and grid
+    tlab::gpu::SquareWaves bound;  // blocks 0: the device's own grid
   };
-  // Forced: tiles of 16 x 16 to 40 x 72 on 5 to 60 blocks, so that 100-1001 take 3 to 40 waves,
-  // the last tiles of a row and of the band cut short; rows of tiles longer than the 31 words a
-  // warp reads at once (72 x 16 bytes) and a tile of one row. The plan's own: one wave.
-  std::vector<Case> cases{{1, {}},          {2, {}},          {31, {}},         {300, {}},
-                          {129, {16, 16, 20}}, {301, {16, 24, 40}}, {1001, {40, 72, 60}},
-                          {100, {1, 8, 30}}, {257, {32, 32, 20}}};
+  // Bounded: 5 to 60 blocks of 0.5-8 KiB, so that 100-1001 take 2 to 40 waves, the last tiles of
+  // a row and of the band cut short, rows of tiles longer than the 31 words a warp reads at
+  // once, and tiles of one row. Unbounded: one wave, or a few.
+  std::vector<Case> cases{{1, {}}, {2, {}}, {31, {}}, {300, {}}, {129, {0, 20, 1024}}, {301, {0, 40, 2048}},
+                          {1001, {0, 60, 8192}}, {100, {0, 30, 512}}, {257, {0, 5, 8192}}};
   if (!small)
     for (std::int64_t n : {std::int64_t{1021}, std::int64_t{4099}, std::int64_t{8191}}) cases.push_back({n, {}});
   int checked = 0, many = 0;
@@ -36,22 +35,30 @@ TEST_CASE("in place in waves: one wave and many, sides off every word, any offse
     for (const Case& c : cases)
       for (int off : {0, 1, 3}) {
         const int e = static_cast<int>(tlab::dtype_size(t));
-        const bool forced = c.forced.h > 0;
+        const bool bounded = c.bound.blocks > 0;
         CAPTURE(tlab::dtype_name(t));
         CAPTURE(c.n);
-        CAPTURE(c.forced.h);
-        CAPTURE(c.forced.w);
-        CAPTURE(c.forced.blocks);
+        CAPTURE(c.bound.blocks);
+        CAPTURE(c.bound.smem);
         CAPTURE(off);
-        if (forced) {
-          REQUIRE(tlab::waves::fits(c.n, c.forced.h, c.forced.w, c.forced.blocks));
-          many += tlab::waves::count(c.n, c.forced.h, c.forced.w, c.forced.blocks) > 2;
-        } else if (!v.refuses(t, {c.n, c.n}).empty()) {
-          continue;  // a GPU whose grid cannot hold the side's cross
+        if (!bounded && !v.refuses(t, {c.n, c.n}).empty()) continue;  // a GPU whose grid cannot hold the side's cross
+        if (bounded) {
+          const std::size_t waves = e == 1   ? tlab::waves::schedule<1>(c.n, c.bound.blocks, c.bound.smem).size()
+                                    : e == 2 ? tlab::waves::schedule<2>(c.n, c.bound.blocks, c.bound.smem).size()
+                                    : e == 4 ? tlab::waves::schedule<4>(c.n, c.bound.blocks, c.bound.smem).size()
+                                    : e == 8 ? tlab::waves::schedule<8>(c.n, c.bound.blocks, c.bound.smem).size()
+                                             : tlab::waves::schedule<16>(c.n, c.bound.blocks, c.bound.smem).size();
+          if (e == 16 && c.n == 257) {  // 5 blocks of 8 KiB cannot hold a cross of 257 16-byte elements
+            CHECK(waves == 0);
+            CHECK_THROWS_AS(tlab::gpu::transpose_square_in_waves(nullptr, c.n, e, nullptr, &c.bound), std::invalid_argument);
+            continue;
+          }
+          REQUIRE(waves > 0);
+          many += waves > 2;
         }
         CHECK(tlab_test::transposed_within_guards(t, {c.n, c.n}, off, 64, 0xA5, [&](unsigned char* m) {
-          if (forced) {
-            tlab::gpu::transpose_square_in_waves(m, c.n, e, nullptr, &c.forced);
+          if (bounded) {
+            tlab::gpu::transpose_square_in_waves(m, c.n, e, nullptr, &c.bound);
           } else {
             tlab::Operands op;
             op.in = op.out = m;
@@ -61,31 +68,31 @@ TEST_CASE("in place in waves: one wave and many, sides off every word, any offse
         }));
         ++checked;
       }
-  CHECK(checked >= 5 * 9 * 3);
-  CHECK(many >= 5 * 4 * 3);
+  CHECK(checked >= (5 * 9 - 1) * 3);
+  CHECK(many >= 16 * 3);  // of the 24 bounded pairs (tests/test_inplace_square_waves.cpp lists their waves)
 }
 
-TEST_CASE("in place in waves: the plan's tiles on this GPU, and what it refuses") {
-  int dev = 0, sms = 0, smem = 0;
+TEST_CASE("in place in waves: the plan on this GPU, and what it refuses") {
+  int dev = 0, sms = 0;
   REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
   REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess);
-  REQUIRE(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess);
   for (int e : {1, 2, 4, 8, 16})
     for (std::int64_t n : {std::int64_t{2}, std::int64_t{8191}, std::int64_t{46341}}) {
       CAPTURE(e);
       CAPTURE(n);
       const tlab::gpu::SquareWaves p = tlab::gpu::square_waves_plan(n, e);
-      REQUIRE(p.h > 0);  // these fit any GPU with a cooperative launch and tens of SMs
+      REQUIRE(p.waves > 0);  // these fit any GPU with a cooperative launch and tens of SMs
       CHECK(p.blocks <= sms);
-      CHECK(p.h <= p.w);
-      CHECK(tlab::waves::fits(n, p.h, p.w, p.blocks));
-      // The square tile where it lets every wave fit; at 46341 only a wider, lower one does.
-      if (n == 8191 && e == 1 && sms >= 100) CHECK(p.h == p.w);
+      CHECK(p.smem > 0);
+      // Each wave holds at most the grid's shared memory: the waves are at least the matrix over it.
+      CHECK(static_cast<double>(p.waves) * p.blocks * static_cast<double>(p.smem) >= static_cast<double>(n) * n * e);
     }
-  // Forced tiles that do not let the first wave fit the blocks, or more blocks than the grid.
-  const tlab::gpu::SquareWaves too_few{16, 16, 4}, too_many{16, 16, 100000};
-  CHECK_THROWS_AS(tlab::gpu::transpose_square_in_waves(nullptr, 1000, 4, nullptr, &too_few), std::invalid_argument);
+  // A bound of more blocks than the grid, of no shared memory, or too little for the first
+  // cross; an element size of none.
+  const tlab::gpu::SquareWaves too_many{0, 100000, 8192}, none{0, 4, 0}, too_little{0, 4, 256};
   CHECK_THROWS_AS(tlab::gpu::transpose_square_in_waves(nullptr, 1000, 4, nullptr, &too_many), std::invalid_argument);
+  CHECK_THROWS_AS(tlab::gpu::transpose_square_in_waves(nullptr, 1000, 4, nullptr, &none), std::invalid_argument);
+  CHECK_THROWS_AS(tlab::gpu::transpose_square_in_waves(nullptr, 1000, 4, nullptr, &too_little), std::invalid_argument);
   CHECK_THROWS_AS(tlab::gpu::transpose_square_in_waves(nullptr, 1000, 3, nullptr), std::invalid_argument);
   CHECK(tlab::registry().get("gpu/word-inplace/waves").refuses(tlab::DType::f32, {100, 200}) != "");
 }

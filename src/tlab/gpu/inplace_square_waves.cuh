@@ -8,10 +8,12 @@
 
 namespace tlab::gpu {
 
-// Tiles of h x w (row part) and w x h (column part), on `blocks` blocks; h == 0 where the
-// current device cannot run the side.
+// A launch: its waves, blocks and shared memory a block (waves 0 where the current device
+// cannot run the side). As an argument, `blocks` and `smem` bound the launch (for tests: a
+// small matrix in many waves); `waves` is then ignored.
 struct SquareWaves {
-  int h = 0, w = 0, blocks = 0;
+  int waves = 0, blocks = 0;
+  std::int64_t smem = 0;
 };
 
 // The launch the transpose of n x n with `elem`-byte elements takes on the current device.
@@ -19,8 +21,8 @@ SquareWaves square_waves_plan(std::int64_t n, int elem);
 
 // Transposes the n x n matrix at `matrix` (device memory, any address that is a multiple of the
 // element size) in place on `stream`; throws std::invalid_argument where the device cannot.
-// `forced`: other tiles and fewer blocks (for tests: a small matrix in many waves).
+// `bound`: fewer blocks and less shared memory than the device's.
 void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream,
-                               const SquareWaves* forced = nullptr);
+                               const SquareWaves* bound = nullptr);
 
 }  // namespace tlab::gpu
