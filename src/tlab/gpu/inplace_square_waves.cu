@@ -3,10 +3,13 @@
 // hundreds of bytes long and moved as aligned 16-byte words whatever the rows' offsets. The
 // tile-pair kernels (word_inplace.cu) swap tiles of 32 words: at sides off a word each of their
 // row pieces spans one more 128-byte line and is read and written element by element or as
-// shifted words, so they reach 63-89% of memcpy at 8191² where 92-97% at 8192² (performance
-// notes, section 9, "Contiguous elements at odd sides" to "Cut tiles for the in-place squares
-// off a word"). Here a block may read the words its neighbours own, since nothing of a wave is
-// written before the grid's barrier; the price is that barrier once a wave.
+// shifted words (performance notes, section 9, "Contiguous elements at odd sides" to "Cut
+// tiles for the in-place squares off a word"). Here a block may read the words its neighbours
+// own, since nothing of a wave is written before the grid's barrier. What it pays: a barrier a
+// wave, and a block's rate, which the loads it keeps in flight hold to about 14 GB/s read plus
+// written on an H100. So it wins where the tile pairs lose most, bytes at sides off a word
+// (H100: 84% of memcpy at 4099², 70% at 8191², against 70% and 62%), and loses elsewhere
+// ("In-place squares in waves across the grid"); the tuning tables choose.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -24,43 +27,26 @@
 namespace tlab::gpu {
 namespace {
 
-// Two blocks an SM of 16 warps each (64 registers a thread, as on-grid's 1024-thread blocks),
-// in two groups of one block an SM (blocks [0, g) and [g, 2 g)): group 0 takes waves 0, 2, 4 ..,
-// group 1 waves 1, 3, 5 .., and they take turns. At step k the group of wave k reads it while
-// the other group writes wave k - 1, then the grid waits: each SM reads and writes at once,
-// where one group alone would leave the DRAM's reads and writes in separate phases of each
-// wave (performance notes, section 9, "In-place squares in waves").
-constexpr int kThreads = 512, kWarps = kThreads / 32, kBlocksPerSm = 2;
+using grid_tile::kThreads;
 
-// `table`: the waves (waves::schedule for gridDim.x / 2 blocks), in device memory.
+// Every block runs every wave (the barrier needs them all); a block past the wave's tiles only
+// waits. `table`: the waves (waves::schedule), in device memory.
 template <int S>
-__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
+__global__ void __launch_bounds__(kThreads, 1)
     square_in_waves(unsigned char* a, std::int64_t n, const waves::Wave* table, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int skew = static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16);
   const unsigned char* end = a + n * n * S;
-  const int group_size = static_cast<int>(gridDim.x) / 2, group = static_cast<int>(blockIdx.x) / group_size,
-            rank = static_cast<int>(blockIdx.x) % group_size;
-  auto place = [&](int k, bool& mine) {
+  for (int k = 0; k < count; ++k) {
     const waves::Wave wave = table[k];
     waves::Tile t{0, 0, 0, 0, false};
-    mine = waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, rank, t);
-    return grid_tile::Place<std::int64_t>{t.row * n + t.col, n, t.col * n + t.row, n, t.rows, t.cols,
-                                          t.lower ? wave.pitch_w : wave.pitch_h, skew, a, end};
-  };
-  for (int step = 0; step <= count; ++step) {
-    bool mine = false;
-    if (step % 2 == group) {  // this group reads wave `step`
-      if (step < count) {
-        const auto at = place(step, mine);
-        if (mine) grid_tile::read_tile<S, std::int64_t, kWarps>(smem, a, at);
-      }
-    } else if (step >= 1) {  // and writes wave `step - 1`, which every block read before the last barrier
-      const auto at = place(step - 1, mine);
-      if (mine) grid_tile::write_tile<S, std::int64_t, kWarps>(smem, a, at);
-    }
-    if (step == count) break;
-    cooperative_groups::this_grid().sync();
+    const bool mine = waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
+    const grid_tile::Place<std::int64_t> at{t.row * n + t.col, n, t.col * n + t.row, n, t.rows, t.cols,
+                                            t.lower ? wave.pitch_w : wave.pitch_h, skew, a, end};
+    if (mine) grid_tile::read_tile<S>(smem, a, at);
+    cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
+    if (mine) grid_tile::write_tile<S>(smem, a, at);
+    __syncthreads();  // the tile is out before the next wave's lands in its place
   }
 }
 
@@ -73,12 +59,12 @@ struct Table {
 
 template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
   static unsigned long long smem_allowed = 0;
-  const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S>, smem_allowed, kThreads, kBlocksPerSm);
-  if (g.blocks < 2 || n < 1) return Table{};
-  int blocks = g.blocks / 2;  // a group's
+  const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S>, smem_allowed);
+  if (g.blocks < 1 || n < 1) return Table{};
+  int blocks = g.blocks;
   std::int64_t smem = g.smem;
   if (bound) {
-    if (bound->blocks < 1 || bound->blocks > g.blocks / 2 || bound->smem < 1 || bound->smem > g.smem) return Table{};
+    if (bound->blocks < 1 || bound->blocks > g.blocks || bound->smem < 1 || bound->smem > g.smem) return Table{};
     blocks = bound->blocks, smem = bound->smem / 16 * 16;
   }
   int dev = 0;
@@ -114,7 +100,7 @@ template <int S> void run(void* matrix, std::int64_t n, cudaStream_t stream, con
   const waves::Wave* table = t.waves;
   int count = t.count;
   void* args[] = {&a, &n, &table, &count};
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S>), dim3(2 * t.blocks), dim3(kThreads),
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S>), dim3(t.blocks), dim3(kThreads),
                                         args, static_cast<std::size_t>(t.smem), stream));
   TLAB_CUDA_LAUNCHED();
 }

@@ -8,10 +8,9 @@
 
 namespace tlab::gpu {
 
-// A launch: its waves, the blocks of each of its two groups (it launches twice as many) and
-// the shared memory a block (waves 0 where the current device cannot run the side). As an
-// argument, `blocks` and `smem` bound a group (for tests: a small matrix in many waves);
-// `waves` is then ignored.
+// A launch: its waves, blocks and shared memory a block (waves 0 where the current device
+// cannot run the side). As an argument, `blocks` and `smem` bound the launch (for tests: a
+// small matrix in many waves); `waves` is then ignored.
 struct SquareWaves {
   int waves = 0, blocks = 0;
   std::int64_t smem = 0;

@@ -5,7 +5,6 @@
 // as a copy does; the tile's layout in shared memory is on_grid::Columns
 // (tlab/inplace_on_grid_tiles.hpp).
 #pragma once
-#include <algorithm>
 #include <cstdint>
 
 #include "tlab/gpu/launch.cuh"
@@ -21,28 +20,24 @@ constexpr int kThreads = 1024, kWarps = kThreads / 32;
 // would need 32 of them for the loads alone.
 constexpr int kRowsInFlight = 4;
 
-// The grid of a kernel of `threads` threads a block and `per_sm` blocks an SM, each block as
-// much shared memory as that leaves, less a margin of 1 KiB (as c2r-grid keeps): its bytes and
-// blocks, every block resident at once. blocks 0 where the device has no cooperative launch or
-// cannot hold per_sm blocks. `allowed`: the kernel's own word::allow_smem record.
+// The grid of a kernel of kThreads threads a block, each block all but 1 KiB of the opt-in
+// shared memory (a margin, as c2r-grid keeps): its bytes and blocks, every block resident at
+// once. blocks 0 where the device has no cooperative launch. `allowed`: the kernel's own
+// word::allow_smem record.
 struct Grid {
   int smem = 0, blocks = 0;
 };
-template <class Kernel>
-Grid cooperative_grid(Kernel kernel, unsigned long long& allowed, int threads = kThreads, int per_sm = 1) {
-  int dev = 0, optin = 0, coop = 0, per_sm_bytes = 0;
+template <class Kernel> Grid cooperative_grid(Kernel kernel, unsigned long long& allowed) {
+  int dev = 0, optin = 0, coop = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
   TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-  TLAB_CUDA(cudaDeviceGetAttribute(&per_sm_bytes, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
   if (!coop) return Grid{};
   Grid g;
-  g.smem = (std::min(optin, per_sm_bytes / per_sm - 1024) - 1024) / 16 * 16;
-  if (g.smem < 1024) return Grid{};
+  g.smem = (optin - 1024) / 16 * 16;
   word::allow_smem(kernel, static_cast<std::size_t>(g.smem), allowed);
-  int resident = 0;
-  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, threads, g.smem));
-  if (resident < per_sm) return Grid{};
+  int per_sm = 0;
+  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, g.smem));
   g.blocks = sm_count() * per_sm;
   return g;
 }
@@ -94,13 +89,13 @@ template <class Index> struct Place {
   const unsigned char *begin, *end;
 };
 
-// Reads tile `at` into `tile` with a block of Warps warps. A warp takes kRowsInFlight rows:
-// groups of R consecutive rows, Warps groups apart. For each row its lanes load the aligned 16-byte words under the piece
+// Reads tile `at` into `tile`. A warp takes kRowsInFlight rows: groups of R consecutive rows,
+// kWarps groups apart. For each row its lanes load the aligned 16-byte words under the piece
 // (bytes of the neighbouring tiles too: nothing is written before the grid's barrier) and lanes
 // 0-30 shift word j of the piece into place from their word and the next lane's; then each lane
 // stores its words' G columns, R rows at a time. A last word that runs past the piece fills
 // columns past w, which are never written out.
-template <int S, class Index, int Warps = kWarps>
+template <int S, class Index>
 __device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
   using C = on_grid::Columns<S>;
   using Elem = word::Word<S>;
@@ -109,13 +104,13 @@ __device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned ch
   const int h = at.h, pitch = at.pitch;
   const int row_bytes = at.w * S, words = (row_bytes + 15) / 16;  // a piece's words, realigned
   constexpr int kGroups = kRowsInFlight / R;
-  for (int g0 = warp; g0 * R < h; g0 += Warps * kGroups)
+  for (int g0 = warp; g0 * R < h; g0 += kWarps * kGroups)
     for (int j = 0; j < words; j += 31) {  // realigned words j .. j + 30
       uint4 x[kRowsInFlight];
       int off[kRowsInFlight];
 #pragma unroll
       for (int u = 0; u < kRowsInFlight; ++u) {
-        const int r = (g0 + u / R * Warps) * R + u % R;
+        const int r = (g0 + u / R * kWarps) * R + u % R;
         const Index first = (at.in_first + r * at.in_pitch) * S;
         off[u] = static_cast<int>((at.skew + first) % 16);
         const int q = j + lane;  // aligned word q under the piece starts 16 q - off bytes into it
@@ -136,7 +131,7 @@ __device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned ch
       const int at0 = q * (G * pitch + C::K);  // column G q
 #pragma unroll
       for (int k = 0; k < kGroups; ++k) {
-        const int r = (g0 + k * Warps) * R;  // the group's first row
+        const int r = (g0 + k * kWarps) * R;  // the group's first row
         if (r >= h) break;
         if constexpr (S >= 4) {
 #pragma unroll
@@ -164,18 +159,18 @@ __device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned ch
     }
 }
 
-// Writes `tile` transposed to where it belongs, with a block of Warps warps. A warp takes a column (output row c: h
+// Writes `tile` transposed to where it belongs. A warp takes a column (output row c: h
 // elements from at.out_first + c * at.out_pitch), its lanes the aligned 16-byte words inside
 // that piece, each shifted into place from two aligned 16-byte loads of the column, and the
 // head's and tail's elements (words that neighbouring pieces share) one a lane (lanes 0-15 the
 // head, 16-31 the tail).
-template <int S, class Index, int Warps = kWarps>
+template <int S, class Index>
 __device__ __forceinline__ void write_tile(const unsigned char* tile, unsigned char* a, const Place<Index>& at) {
   using C = on_grid::Columns<S>;
   using Elem = word::Word<S>;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int piece_bytes = at.h * S;
-  for (int c = warp; c < at.w; c += Warps) {
+  for (int c = warp; c < at.w; c += kWarps) {
     const Index first = (at.out_first + c * at.out_pitch) * S;
     const int off = static_cast<int>((at.skew + first) % 16);
     const on_grid::Piece p(off, piece_bytes);
