@@ -90,6 +90,11 @@ TEST_CASE("in place in waves: the crosses cover the square once, each closed und
   CHECK(check_schedule<16>(500, 17, 16384).size() > 10);
   CHECK(check_schedule<1>(97, 1, 16384).size() == 1);  // one block: the whole square in one tile
   CHECK(check_schedule<2>(1000, 40, 4096).size() > 10);
+  // A wave one row wide pads its tiles to whole 16-byte words as a wider one does: a first
+  // target that does not fit is narrowed, not given up (five blocks of 816 bytes).
+  CHECK(check_schedule<1>(106, 5, 816).size() >= 5);
+  CHECK(check_schedule<16>(121, 3, 8192).size() > 10);
+  CHECK(schedule<1>(100, 5, 8).empty());  // less than a 16-byte word a block
 }
 
 TEST_CASE("in place in waves: an H100's grid, every wave with most blocks busy and about the same share") {

@@ -95,36 +95,39 @@ template <int S> bool tiles_for(std::int64_t r, std::int64_t b, int blocks, std:
   return best >= 0;
 }
 
-// The waves of an n x n matrix on `blocks` blocks of `smem` bytes: the fewest waves W for
-// which every wave fits, wave k taking the cross from s_k = n - n sqrt(1 - k / W), so that
-// each covers about n² / W elements (tried from the count the shared memory needs at 90% of
-// it, to twice that). Empty where none fits, or where it would take more than kMaxWaves.
-constexpr int kMaxWaves = 4096;
+// The waves of an n x n matrix on `blocks` blocks of `smem` bytes. W waves of about equal size,
+// W the count that 90% of the grid's shared memory needs: wave k ends at the target s_k = n -
+// n sqrt(1 - k / W), so that each covers about n² / W elements. A wave whose tiles do not fit
+// is narrowed (three quarters of its band at a time) and the next one starts where it ended,
+// so each wave costs a few calls of tiles_for. Empty where a wave one row wide does not fit,
+// or where the waves would pass kMaxWaves.
+constexpr std::int64_t kMaxWaves = std::int64_t{1} << 16;
 template <int S> std::vector<Wave> schedule(std::int64_t n, int blocks, std::int64_t smem) {
-  if (n < 1 || n > 0x7fffffff || blocks < 1) return {};
+  if (n < 1 || n > 0x7fffffff || blocks < 1 || smem < 16) return {};
   const double share = 0.9 * static_cast<double>(blocks) * static_cast<double>(smem) / S;  // elements a wave, about
-  const std::int64_t first = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(n) * n / share)));
-  int h = 0, w = 0;
-  // Not even a first cross one row wide, nor the whole square in one wave: no count fits.
-  if (!tiles_for<S>(n, 1, blocks, smem, h, w) && !tiles_for<S>(n, n, blocks, smem, h, w)) return {};
-  for (std::int64_t count = first; count <= least(least(kMaxWaves, n), 2 * first + 8); ++count) {
-    std::vector<Wave> waves;
-    std::int64_t s = 0;
-    bool ok = true;
-    for (std::int64_t k = 1; k <= count && ok; ++k) {
-      std::int64_t next = k == count ? n : n - static_cast<std::int64_t>(std::llround(n * std::sqrt(1.0 - static_cast<double>(k) / count)));
-      next = std::max(next, s + 1);
-      next = least(next, n);
-      ok = tiles_for<S>(n - s, next - s, blocks, smem, h, w);
-      if (ok)
-        waves.push_back(Wave{static_cast<int>(s), static_cast<int>(next - s), h, w,
-                             static_cast<int>(on_grid::Columns<S>::pitch(h)), static_cast<int>(on_grid::Columns<S>::pitch(w))});
-      s = next;
-      if (s >= n) break;
+  const double count = std::ceil(static_cast<double>(n) * static_cast<double>(n) / share);
+  if (count > static_cast<double>(kMaxWaves)) return {};
+  const std::int64_t W = std::max<std::int64_t>(1, static_cast<std::int64_t>(count));
+  auto target = [&](std::int64_t k) {  // where wave k of W ends
+    if (k >= W) return n;
+    return n - static_cast<std::int64_t>(std::llround(static_cast<double>(n) * std::sqrt(1.0 - static_cast<double>(k) / W)));
+  };
+  std::vector<Wave> waves;
+  std::int64_t k = 1;
+  for (std::int64_t s = 0; s < n;) {
+    while (k < W && target(k) <= s) ++k;  // targets a narrowed wave left behind
+    std::int64_t b = target(k) - s;
+    int h = 0, w = 0;
+    while (!tiles_for<S>(n - s, b, blocks, smem, h, w)) {
+      if (b == 1) return {};
+      b = std::max<std::int64_t>(1, b * 3 / 4);
     }
-    if (ok && s >= n) return waves;
+    waves.push_back(Wave{static_cast<int>(s), static_cast<int>(b), h, w, static_cast<int>(on_grid::Columns<S>::pitch(h)),
+                         static_cast<int>(on_grid::Columns<S>::pitch(w))});
+    if (static_cast<std::int64_t>(waves.size()) > kMaxWaves) return {};
+    s += b;
   }
-  return {};
+  return waves;
 }
 
 }  // namespace tlab::waves

@@ -5,7 +5,11 @@
 // row pieces spans one more 128-byte line and is read and written element by element or as
 // shifted words (performance notes, section 9, "Contiguous elements at odd sides" to "Cut
 // tiles for the in-place squares off a word"). Here a block may read the words its neighbours
-// own, since nothing of a wave is written before the grid's barrier. What it pays: a barrier a
+// own, since nothing of a wave is written before the grid's barrier. (Its reads of the next
+// wave may also load words whose other bytes belong to the last wave's cross while other blocks
+// still write them: those bytes are dropped, and every write touches its own elements only; a
+// race on global memory that racecheck, which checks shared memory, does not look for, and
+// that changes no result.) What it pays: a barrier a
 // wave, and a block's rate, which the loads it keeps in flight hold to about 14 GB/s read plus
 // written on an H100. So it wins where the tile pairs lose most, bytes at sides off a word
 // (H100: 84% of memcpy at 4099², 70% at 8191², against 70% and 62%), and loses elsewhere
@@ -57,21 +61,22 @@ struct Table {
   int count = 0, blocks = 0, smem = 0;
 };
 
+// One lock for the kept tables and the kernel's shared-memory record (word::allow_smem).
 template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
+  static std::mutex lock;
+  static std::map<std::tuple<int, std::int64_t, int, std::int64_t>, Table> kept;
   static unsigned long long smem_allowed = 0;
+  const std::lock_guard<std::mutex> hold(lock);
   const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S>, smem_allowed);
   if (g.blocks < 1 || n < 1) return Table{};
   int blocks = g.blocks;
   std::int64_t smem = g.smem;
   if (bound) {
-    if (bound->blocks < 1 || bound->blocks > g.blocks || bound->smem < 1 || bound->smem > g.smem) return Table{};
+    if (bound->blocks < 1 || bound->blocks > g.blocks || bound->smem < 16 || bound->smem > g.smem) return Table{};
     blocks = bound->blocks, smem = bound->smem / 16 * 16;
   }
   int dev = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
-  static std::mutex lock;
-  static std::map<std::tuple<int, std::int64_t, int, std::int64_t>, Table> kept;
-  const std::lock_guard<std::mutex> hold(lock);
   const auto key = std::make_tuple(dev, n, blocks, smem);
   if (auto it = kept.find(key); it != kept.end()) return it->second;
   const std::vector<waves::Wave> plan = waves::schedule<S>(n, blocks, smem);
