@@ -3,6 +3,7 @@
 #include "tlab/gpu/copy_rows.cuh"
 #include "tlab/gpu/copy_strided.cuh"
 #include "tlab/gpu/launch.cuh"
+#include "tlab/gpu/shifted_words.cuh"
 
 namespace tlab::gpu {
 namespace {
@@ -32,25 +33,6 @@ copy_rows_kernel(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const 
   });
 }
 
-// The 16 bytes at `at`, read as one aligned word where it lies inside [lo, hi), else byte by
-// byte, so that no access leaves the row (the first and last words of a shifted row straddle
-// its ends, and the row may end at the last byte of its allocation).
-__device__ __forceinline__ uint4 load_inside(const unsigned char* at, const unsigned char* lo, const unsigned char* hi) {
-  if (at >= lo && at + 16 <= hi) return *reinterpret_cast<const uint4*>(at);
-  unsigned w[4] = {0, 0, 0, 0};
-  for (int b = 0; b < 16; ++b)
-    if (at + b >= lo && at + b < hi) w[b / 4] |= static_cast<unsigned>(at[b]) << (8 * (b % 4));
-  return make_uint4(w[0], w[1], w[2], w[3]);
-}
-
-// Bytes q * 4 + shift / 8 .. + 16 of the 32 bytes a:b. Q is a template argument, so that every
-// index is a constant and the eight words stay in registers.
-template <int Q> __device__ __forceinline__ uint4 take(const uint4& a, const uint4& b, unsigned shift) {
-  const unsigned w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-  return make_uint4(__funnelshift_r(w[Q], w[Q + 1], shift), __funnelshift_r(w[Q + 1], w[Q + 2], shift),
-                    __funnelshift_r(w[Q + 2], w[Q + 3], shift), __funnelshift_r(w[Q + 3], w[Q + 4], shift));
-}
-
 // Rows whose source and destination sit at different offsets in a 16-byte word (a block put
 // into B's columns when P divides no side, or rows of an odd width): every store is an aligned
 // 16-byte word of the destination, its bytes funnel-shifted from the two aligned source words
@@ -72,7 +54,6 @@ copy_rows_shifted(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const
     const unsigned char* from = s + head;  // the source of the first aligned destination word
     const int phase = static_cast<int>(reinterpret_cast<std::uintptr_t>(from) & 15);
     const unsigned char* base = from - phase;  // on a word: word k and k + 1 hold destination word k
-    const unsigned shift = 8u * (phase % 4);
     uint4* out = reinterpret_cast<uint4*>(d + head);
     if (phase == 0) {  // source and destination on the same offset in a word: a plain copy
       copy_strided<kUnroll>(reinterpret_cast<const uint4*>(from), out, lane, words, lanes, kUnroll * lanes);
@@ -84,20 +65,15 @@ copy_rows_shifted(unsigned char* __restrict__ dst, std::int64_t dst_pitch, const
       for (int u = 0; u < kUnroll; ++u) {
         const std::int64_t k = k0 + static_cast<std::int64_t>(u) * lanes;
         if (k < words) {
-          lo[u] = load_inside(base + 16 * k, s, s + width);
-          hi[u] = load_inside(base + 16 * k + 16, s, s + width);
+          lo[u] = load_within(base + 16 * k, s, s + width);
+          hi[u] = load_within(base + 16 * k + 16, s, s + width);
         }
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const std::int64_t k = k0 + static_cast<std::int64_t>(u) * lanes;
         if (k >= words) break;
-        switch (phase / 4) {  // the same for the whole row: no divergence
-          case 0: out[k] = take<0>(lo[u], hi[u], shift); break;
-          case 1: out[k] = take<1>(lo[u], hi[u], shift); break;
-          case 2: out[k] = take<2>(lo[u], hi[u], shift); break;
-          default: out[k] = take<3>(lo[u], hi[u], shift); break;
-        }
+        out[k] = bytes_at(lo[u], hi[u], phase);  // phase is the same for the whole row: no divergence
       }
     }
   });

@@ -9,9 +9,8 @@
 // wave may also load words whose other bytes belong to the last wave's cross while other blocks
 // still write them: those bytes are dropped, and every write touches its own elements only; a
 // race on global memory that racecheck, which checks shared memory, does not look for, and
-// that changes no result.) What it pays: a barrier a
-// wave, and a block's rate, which the loads it keeps in flight hold to about 14 GB/s read plus
-// written on an H100. So it wins where the tile pairs lose most, bytes at sides off a word
+// that changes no result.) What it pays: a barrier a wave, and a block's rate, which the loads
+// it keeps in flight hold to about 14 GB/s read plus written on an H100. So it wins where the tile pairs lose most, bytes at sides off a word
 // (H100: 84% of memcpy at 4099², 70% at 8191², against 70% and 62%), and loses elsewhere
 // ("In-place squares in waves across the grid"); the tuning tables choose.
 #include <cooperative_groups.h>
