@@ -35,7 +35,8 @@ help:
 	@echo "  REFERENCE=name   with report/report-only: the reference folder that fills what RESULTS lacks (default: newest)"
 	@echo "make compare [RESULTS=\"dirA dirB\"]   one report over several machines: report/build/compare.html"
 	@echo "make tune        on a GPU machine: measure the kernels, write tuning/<gpu>.tsv for tlab::Plan"
-	@echo "  CLASS=name       one shape class only (e.g. rect-small), keeping the table's other rows"
+	@echo "  CLASS=a,b        those shape classes only (e.g. rect-small), keeping the table's other rows"
+	@echo "  PLACEMENT=p      in-place or out-of-place only"
 	@echo "make clean       remove build outputs, figures and the report"
 	@echo "make docker-build / docker-run   the container: dependencies through scripts/install-deps, then make report"
 	@echo "make container-check   build the Dockerfile with podman on a local Debian 12 base, run make test and make report QUICK=1 in it (root)"
@@ -113,4 +114,4 @@ clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-gpu report/build figures/*.svg
 
 tune: build
-	$(BUILD)/src/tlab-tune $(if $(CLASS),--class $(CLASS))
+	$(BUILD)/src/tlab-tune $(if $(CLASS),--class $(CLASS)) $(if $(PLACEMENT),--placement $(PLACEMENT))

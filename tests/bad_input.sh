@@ -83,6 +83,13 @@ done
 check_dist TLAB_DIST_RANK=0 "$dist" 2 float 64
 check_dist TLAB_DIST_RANK=2 TLAB_DIST_RANKS=2 TLAB_DIST_ID_FILE="$tmp/id" "$dist" 2 float 64
 check_dist TLAB_DIST_RANK=0 TLAB_DIST_RANKS=2 TLAB_DIST_ID_FILE="$tmp/id" "$dist" 3 float 64
+# tlab-tune: its arguments are checked before it looks for a GPU (a class it has no shapes
+# for, a placement that is none, an empty class list, a budget out of range, a flag it does not know).
+tune=$build/src/tlab-tune
+for args in "--class nope" "--class off-word,nope" "--class ," "--placement sideways" "--budget 0" "--bogus"; do
+  # shellcheck disable=SC2086
+  expect_2 "$tune" $args
+done
 # tlab-bus-probe (built with CUDA only) takes no arguments, and says so before it needs a GPU.
 probe=$build/src/tlab-bus-probe
 if [[ -x $probe ]]; then

@@ -113,13 +113,25 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 1) == "unaligned");
   CHECK(tuning::shape_class({8200, 8191}, Placement::out_of_place, 4) == "unaligned");
   CHECK(tuning::shape_class({8191, 8191}, Placement::out_of_place, 16) == "odd");
-  CHECK(tuning::shape_class({128, 128}, Placement::in_place, 4) == "square");
+  CHECK(tuning::shape_class({4096, 4096}, Placement::in_place, 1) == "square");
+  // Squares within a few L2 sizes have their own row: at 2048² uint16 `w4` ran 10 points ahead
+  // of the large squares' `w8` (experiment 13's references, both GPUs).
+  CHECK(tuning::shape_class({128, 128}, Placement::in_place, 4) == "medium");
+  CHECK(tuning::shape_class({4095, 4095}, Placement::in_place, 16) == "odd");
+  CHECK(tuning::shape_class({4088, 4088}, Placement::in_place, 16) == "medium");
   // In place too, rows of whole 16-byte words off 128-byte lines have a class of their own:
   // 8200 doubles take 16-byte words there, 8192 doubles 8-byte ones (performance notes, section 9).
   CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "odd");
   CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 8) == "odd");
   CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 16) == "odd");
-  CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "unaligned");
+  // 1- and 2-byte rows off a 4-byte word apart from rows on words but off 16 bytes: `waves`
+  // wins the first, the shifted word tiles the second (8200² uint8: 77.4% against 68.5%).
+  CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "off-word");
+  CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 1) == "off-word");
+  CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 1) == "unaligned");
+  CHECK(tuning::shape_class({8196, 8196}, Placement::in_place, 2) == "unaligned");
+  CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 4) == "unaligned");
+  CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 2) == "odd");
   // Rectangles in place: up to 32 MiB a class of their own (one pass through the GPU's shared
   // memory, two tiles a block past 29 MiB, can hold them), "rect" above.
   CHECK(tuning::shape_class({100, 101}, Placement::in_place, 4) == "rect-small");

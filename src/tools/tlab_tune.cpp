@@ -8,6 +8,8 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -33,8 +35,8 @@ struct Case {
 // the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place
 // "rect-small", whose kernels refuse different shapes; for "rect-cube" 256 x 65536 and its mirror
 // (4 to 16 bytes: below, 32 MiB and less, those are "rect-small"); for "rect" a 3:4 and a 256:1 shape, as
-// one shape picked `blocks-b8`, which ran 8 points under `blocks` at 256 x 65536 complex128),
-// large enough that the memory
+// one shape picked `blocks-b8`, which ran 8 points under `blocks` at 256 x 65536 complex128;
+// in-place "medium" at 2048² and 3072², the squares that fit a few L2 sizes), large enough that the memory
 // system, not launch latency, decides (except "small", where latency is the point). Shapes
 // outside the class for an element size are skipped.
 const std::vector<Case>& cases() {
@@ -45,8 +47,10 @@ const std::vector<Case>& cases() {
                                    {Placement::out_of_place, "unaligned", {{8191, 8191}, {4099, 4099}}},
                                    {Placement::out_of_place, "odd", {}},
                                    {Placement::out_of_place, "medium", {{2048, 2048}, {4096, 2048}}},
-                                   {Placement::in_place, "unaligned", {{8191, 8191}, {4099, 4099}}},
+                                   {Placement::in_place, "off-word", {{8191, 8191}, {4099, 4099}}},
+                                   {Placement::in_place, "unaligned", {}},
                                    {Placement::in_place, "odd", {}},
+                                   {Placement::in_place, "medium", {{2048, 2048}, {3072, 3072}}},
                                    {Placement::in_place, "square", {{8192, 8192}, {6144, 6144}}},
                                    {Placement::in_place, "rect-small", {}},
                                    {Placement::in_place, "rect", {{8192, 6144}, {131072, 512}}},
@@ -62,12 +66,22 @@ std::vector<Shape> odd_sides(std::size_t elem) {
   return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
 }
 
-// The shapes of a class given by element size: "odd" as above; "rect-small" at 16 MiB, the
+// Sides just above 8192 and 4096 whose rows are whole 4-byte words but not 16-byte ones, 8 bytes
+// past a unit for 1 and 2 bytes (8200 and 4104 uint8, 8196 and 4100 uint16: experiment 13's
+// 8200² uint8 is of this kind); wider elements are always on words, and 8191 and 4099 do.
+std::vector<Shape> unaligned_sides(std::size_t elem) {
+  if (elem >= 4) return {{8191, 8191}, {4099, 4099}};
+  const std::int64_t d = 8 / static_cast<std::int64_t>(elem);
+  return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
+}
+
+// The shapes of a class given by element size: "odd" and in-place "unaligned" as above; "rect-small" at 16 MiB, the
 // most that one tile a block holds at every shape (the class goes on to 32 MiB, two tiles a
 // block, which experiment 13's 2-byte rectangles measure): 8192 x 2048 bytes, 8192 x 128
 // complex128.
 std::vector<Shape> sides_for(const Case& c, std::size_t elem) {
   if (c.shape_class == "rect-small") return {{8192, 2048 / static_cast<std::int64_t>(elem)}};
+  if (c.shape_class == "unaligned") return unaligned_sides(elem);
   return odd_sides(elem);
 }
 
@@ -88,17 +102,28 @@ bool host_holds(double bytes) {
 }
 
 int usage(const char* why) {
-  std::cerr << "tlab-tune: " << why << "\nusage: tlab-tune [--out DIR] [--budget SECONDS] [--class NAME]\n";
+  std::cerr << "tlab-tune: " << why
+            << " (usage: tlab-tune [--out DIR] [--budget SECONDS] [--class NAME[,NAME...]] [--placement in-place|out-of-place])\n";
   return 2;
 }
 
-// The rows of the table at `path` for other classes than `only` (all of them where `only` is
-// empty: a full run replaces the table), so that a run for one class keeps the rest.
-std::vector<tuning::Row> kept_rows(const std::string& path, const std::string& only) {
-  if (only.empty() || !std::filesystem::exists(path)) return {};
+// Which (class, placement) pairs a run tunes: all of them, or those --class and --placement name.
+struct Selection {
+  std::set<std::string> classes;  // empty: every class
+  std::string placement;          // empty: both
+  bool everything() const { return classes.empty() && placement.empty(); }
+  bool has(const std::string& cls, const std::string& place) const {
+    return (classes.empty() || classes.count(cls)) && (placement.empty() || placement == place);
+  }
+};
+
+// The rows of the table at `path` that this run does not tune (none where it tunes everything:
+// a full run replaces the table), so that a run for some classes keeps the rest.
+std::vector<tuning::Row> kept_rows(const std::string& path, const Selection& sel) {
+  if (sel.everything() || !std::filesystem::exists(path)) return {};
   std::vector<tuning::Row> kept;
   for (tuning::Row& r : tuning::read_table(path))
-    if (r.shape != only) kept.push_back(std::move(r));
+    if (!sel.has(r.shape, r.placement)) kept.push_back(std::move(r));
   return kept;
 }
 
@@ -106,7 +131,7 @@ std::vector<tuning::Row> kept_rows(const std::string& path, const std::string& o
 
 int main(int argc, char** argv) {
   std::string out_dir = std::string(TLAB_SOURCE_DIR) + "/tuning";
-  std::string only_class;  // --class: tune this class alone and keep the table's other rows
+  Selection sel;  // --class, --placement: tune these alone and keep the table's other rows
   TimingPolicy policy;
   policy.warmup = 1;
   policy.min_reps = 7;
@@ -116,16 +141,25 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if (a == "--out" && i + 1 < argc) out_dir = argv[++i];
     else if (a == "--class" && i + 1 < argc) {
-      only_class = argv[++i];
-      if (std::none_of(cases().begin(), cases().end(), [&](const Case& c) { return c.shape_class == only_class; }))
-        return usage(("no shape class '" + only_class + "'").c_str());
+      std::stringstream list(argv[++i]);
+      for (std::string name; std::getline(list, name, ',');) {
+        if (std::none_of(cases().begin(), cases().end(), [&](const Case& c) { return c.shape_class == name; }))
+          return usage(("no shape class '" + name + "'").c_str());
+        sel.classes.insert(name);
+      }
+      if (sel.classes.empty()) return usage("--class wants a name");
+    } else if (a == "--placement" && i + 1 < argc) {
+      sel.placement = argv[++i];
+      if (sel.placement != placement_name(Placement::in_place) && sel.placement != placement_name(Placement::out_of_place))
+        return usage(("no placement '" + sel.placement + "'").c_str());
     } else if (a == "--budget" && i + 1 < argc) {
       policy.budget_s = std::atof(argv[++i]);
       if (!(policy.budget_s > 0 && policy.budget_s <= 60)) return usage("--budget wants seconds in (0, 60]");
     } else if (a == "--help" || a == "-h") {
-      std::cout << "tlab-tune [--out DIR] [--budget SECONDS] [--class NAME]: measure every candidate kernel on this\n"
-                   "GPU and write DIR/<gpu>.tsv (default DIR: the source tree's tuning/); with --class, only that\n"
-                   "shape class, keeping the table's rows for the others\n";
+      std::cout << "tlab-tune [--out DIR] [--budget SECONDS] [--class NAME[,NAME...]] [--placement in-place|out-of-place]:\n"
+                   "measure every candidate kernel on this GPU and write DIR/<gpu>.tsv (default DIR: the source\n"
+                   "tree's tuning/); with --class or --placement, only those shape classes or that placement,\n"
+                   "keeping the table's rows for the others\n";
       return 0;
     } else {
       return usage(("unknown argument '" + a + "'").c_str());
@@ -146,7 +180,7 @@ int main(int argc, char** argv) {
   try {
     for (DType t : {DType::u8, DType::u16, DType::f32, DType::f64, DType::c128})
       for (const Case& c : cases()) {
-        if (!only_class.empty() && c.shape_class != only_class) continue;
+        if (!sel.has(c.shape_class, placement_name(c.placement))) continue;
         std::vector<Shape> shapes;
         for (const Shape& s : c.shapes.empty() ? sides_for(c, dtype_size(t)) : c.shapes) {
           if (tuning::shape_class(s, c.placement, dtype_size(t)) != c.shape_class) continue;  // 16 B: always aligned
@@ -203,7 +237,7 @@ int main(int argc, char** argv) {
                   << best->second->name << "  " << note << std::endl;
       }
     const std::string path = out_dir + "/" + tuning::file_name_for(dev.name);
-    std::vector<tuning::Row> table = kept_rows(path, only_class);
+    std::vector<tuning::Row> table = kept_rows(path, sel);
     table.insert(table.end(), rows.begin(), rows.end());
     // By element size, then in the order of cases(), as a full run writes them.
     const auto order = [](const tuning::Row& r) {

@@ -25,7 +25,16 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
     if (s.elements() * e <= kRectSmallBytes) return "rect-small";
     return e >= 4 && cube::side(s, forward) ? "rect-cube" : "rect";  // cube has no 1- or 2-byte kernel
   }
-  if (p == Placement::in_place) return unaligned ? "unaligned" : off_lines ? "odd" : "square";
+  if (p == Placement::in_place) {
+    // 1- and 2-byte rows off a 4-byte word (8191 bytes) and rows on words but off a 16-byte unit
+    // (8200 bytes) have different winners: the first only `waves` moves near memcpy, the second
+    // the shifted word tiles (performance notes, section 9).
+    const bool off_word = (s.rows * e) % 4 || (s.cols * e) % 4;
+    if (off_word) return "off-word";
+    if (unaligned) return "unaligned";
+    if (off_lines) return "odd";
+    return s.elements() < (std::int64_t{1} << 24) ? "medium" : "square";
+  }
   if (s.elements() < (std::int64_t{1} << 20)) return "small";
   if (unaligned) return "unaligned";
   if (off_lines) return "odd";

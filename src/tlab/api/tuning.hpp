@@ -25,7 +25,9 @@ namespace tlab::tuning {
 // 4096 bytes or 4096 x 4093 2-byte elements: the plan then falls back); above that
 // "rect-cube" for M x M² and M² x M of 4 bytes and more (one pass of cycles of three tiles:
 // tlab/inplace_cube_index.hpp)
-// and "rect" for the rest; for squares "unaligned", "odd" or "square", as above.
+// and "rect" for the rest; for squares "off-word" (1- or 2-byte rows not a whole number of
+// 4-byte words: 8191 x 8191 bytes), "unaligned", "odd" as above, "medium" (< 2^24 elements,
+// rows of whole lines) or "square".
 constexpr std::int64_t kRectSmallBytes = std::int64_t{32} << 20;
 std::string shape_class(Shape s, Placement p, std::size_t elem);
 
