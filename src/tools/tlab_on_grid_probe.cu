@@ -4,12 +4,13 @@
 // alone) and nothing through a plain launch, each after an L2 flush as experiment 13 times it;
 // the whole transpose once more without the flush (the matrix left in L2 by the run before);
 // and memcpy of the same bytes, in the same run. Tiles are the chooser's unless a case names them,
-// so that other tile shapes can be weighed against it.
+// so that other tile shapes can be weighed against it. A case "waves:N:BYTES" times the square
+// transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch.
 //
-// Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] ...]   (no case: experiment 13's 1-byte
-// rectangles, and smaller ones of 1 to 8 bytes)
+// Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] | waves:N:BYTES ...]   (no case: experiment
+// 13's 1-byte rectangles, and smaller ones of 1 to 8 bytes)
 // Output: CSV on stdout, one row per case and part: rows, cols, elem_bytes, tile_h, tile_w,
-// tiles, part, median_us, ci_lo_us and ci_hi_us (95% interval of the median), reps, pct_of_memcpy (memcpy's time over
+// tiles (for waves: 0, 0 and the count of waves), part, median_us, ci_lo_us and ci_hi_us (95% interval of the median), reps, pct_of_memcpy (memcpy's time over
 // the part's, so a part alone shows its share of a copy's time).
 #include <cuda_runtime.h>
 
@@ -23,6 +24,7 @@
 #include "tlab/gpu/device_buffer.cuh"
 #include "tlab/gpu/event_timer.cuh"
 #include "tlab/gpu/inplace_on_grid.cuh"
+#include "tlab/gpu/inplace_square_waves.cuh"
 #include "tlab/stats.hpp"
 #include "tlab/timing.hpp"
 
@@ -35,12 +37,24 @@ struct Case {
   Shape shape;
   int elem = 1;
   bool forced = false;
+  bool waves = false;          // the square in waves instead of on-grid
   tlab::on_grid::Tiles tiles;  // h and w where forced
 };
 
 // "16384x1024:1" or "1024x16384:1:512x249": digits, 'x' and ':' only (sscanf alone would take
 // spaces and signs), and tile sides that fit an int.
 Case parse(const std::string& arg) {
+  if (arg.rfind("waves:", 0) == 0) {  // waves:N:BYTES, the same checks on N x N:BYTES
+    const std::string rest = arg.substr(6);
+    const std::size_t colon = rest.find(':');
+    if (colon == std::string::npos || rest.find_first_not_of("0123456789:") != std::string::npos)
+      throw std::invalid_argument("not a case: '" + arg + "' (waves:N:BYTES)");
+    const std::string side = rest.substr(0, colon);
+    Case c = parse(side + "x" + side + rest.substr(colon));
+    if (c.forced) throw std::invalid_argument("not a case: '" + arg + "' (waves:N:BYTES takes no tiles)");
+    c.waves = true;
+    return c;
+  }
   Case c;
   long long m = 0, n = 0, h = 0, w = 0;
   int elem = 0, used = 0;
@@ -91,7 +105,9 @@ template <class Before, class Run> Timing time(int reps, Before before, Run run)
 void probe(const Case& c, DeviceBuffer& flush, int reps) {
   // Refused before anything is allocated: a case the grid cannot hold may not fit the device
   // memory either (or its size overflow).
-  if (!c.forced && tlab::gpu::on_grid_tiles(c.shape, c.elem).count == 0)
+  const int waves = c.waves ? tlab::gpu::square_waves_plan(c.shape.rows, c.elem).waves : 0;
+  if (c.waves && waves == 0) throw std::invalid_argument(tlab::to_string(c.shape) + ": no waves on this GPU");
+  if (!c.waves && !c.forced && tlab::gpu::on_grid_tiles(c.shape, c.elem).count == 0)
     throw std::invalid_argument(tlab::to_string(c.shape) + " does not fit this GPU's shared memory");
   if (c.forced && (tlab::on_grid::tiles_of<1>(c.shape.rows, c.shape.cols, c.tiles.h, c.tiles.w).count == 0 ||
                    !tlab::gpu::in_place_on_grid_fits(c.shape, c.elem)))
@@ -111,7 +127,12 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
   const Timing copy = time(reps, flush_l2, [&] {
     TLAB_CUDA(cudaMemcpyAsync(b.get(), a.get(), bytes, cudaMemcpyDeviceToDevice, nullptr));
   });
-  auto phases = [&](int p) { return [&, p] { tlab::gpu::on_grid_phases(a.get(), c.shape, c.elem, p, forced, nullptr); }; };
+  auto phases = [&](int p) {
+    return [&, p] {
+      if (c.waves) tlab::gpu::square_waves_phases(a.get(), c.shape.rows, c.elem, p, nullptr);
+      else tlab::gpu::on_grid_phases(a.get(), c.shape, c.elem, p, forced, nullptr);
+    };
+  };
   struct Part {
     const char* name;
     Timing t;
@@ -123,17 +144,20 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
       {"barrier-and-write", time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier | tlab::gpu::kOnGridWrite))},
       {"barrier", time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier))},
       {"launch", time(reps, flush_l2, phases(0))},
-      {"plain-launch", time(reps, flush_l2, phases(tlab::gpu::kOnGridPlainLaunch))},
+      {"plain-launch", c.waves ? Timing{} : time(reps, flush_l2, phases(tlab::gpu::kOnGridPlainLaunch))},
       {"transpose-warm", time(reps, hold, phases(tlab::gpu::kOnGridAll))},
   };
   // Forced tiles as the launch clips them (h and w only: the count does not depend on the
   // element size).
-  const tlab::on_grid::Tiles shown = forced ? tlab::on_grid::tiles_of<1>(c.shape.rows, c.shape.cols, c.tiles.h, c.tiles.w)
-                                            : tlab::gpu::on_grid_tiles(c.shape, c.elem);
-  for (const Part& p : parts)
+  tlab::on_grid::Tiles shown = forced ? tlab::on_grid::tiles_of<1>(c.shape.rows, c.shape.cols, c.tiles.h, c.tiles.w)
+                               : c.waves ? tlab::on_grid::Tiles{} : tlab::gpu::on_grid_tiles(c.shape, c.elem);
+  if (c.waves) shown.count = waves;
+  for (const Part& p : parts) {
+    if (p.t.reps == 0) continue;  // not timed for this case
     std::printf("%lld,%lld,%d,%d,%d,%d,%s,%.2f,%.2f,%.2f,%d,%.1f\n", static_cast<long long>(c.shape.rows),
                 static_cast<long long>(c.shape.cols), c.elem, shown.h, shown.w, shown.count, p.name, p.t.median * 1e6,
                 p.t.lo * 1e6, p.t.hi * 1e6, p.t.reps, 100.0 * copy.median / p.t.median);
+  }
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tlab/gpu/inplace_on_grid.cuh"
 #include "tlab/gpu/inplace_square_waves.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/on_grid_tile.cuh"
@@ -33,8 +34,10 @@ namespace {
 using grid_tile::kThreads;
 
 // Every block runs every wave (the barrier needs them all); a block past the wave's tiles only
-// waits. `table`: the waves (waves::schedule), in device memory.
-template <int S, int Rows>
+// waits. `table`: the waves (waves::schedule), in device memory. P: the phases that run (on-grid's
+// bit mask, kOnGridRead | kOnGridBarrier | kOnGridWrite: all three for the transpose), so that
+// tlab-on-grid-probe can time them apart.
+template <int S, int P>
 __global__ void __launch_bounds__(kThreads, 1)
     square_in_waves(unsigned char* a, std::int64_t n, const waves::Wave* table, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -46,9 +49,12 @@ __global__ void __launch_bounds__(kThreads, 1)
     const bool mine = waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
     const grid_tile::Place<std::int64_t> at{t.row * n + t.col, n, t.col * n + t.row, n, t.rows, t.cols,
                                             t.lower ? wave.pitch_w : wave.pitch_h, skew, a, end};
-    if (mine) grid_tile::read_tile<S, Rows>(smem, a, at);
-    cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
-    if (mine) grid_tile::write_tile<S>(smem, a, at);
+    if constexpr ((P & kOnGridRead) != 0)
+      if (mine) grid_tile::read_tile<S>(smem, a, at);
+    if constexpr ((P & kOnGridBarrier) != 0)
+      cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
+    if constexpr ((P & kOnGridWrite) != 0)
+      if (mine) grid_tile::write_tile<S>(smem, a, at);
     __syncthreads();  // the tile is out before the next wave's lands in its place
   }
 }
@@ -61,12 +67,12 @@ struct Table {
 };
 
 // One lock for the kept tables and the kernel's shared-memory record (word::allow_smem).
-template <int S, int Rows> Table table_for(std::int64_t n, const SquareWaves* bound) {
+template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
   static std::mutex lock;
   static std::map<std::tuple<int, std::int64_t, int, std::int64_t>, Table> kept;
   static unsigned long long smem_allowed = 0;
   const std::lock_guard<std::mutex> hold(lock);
-  const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S, Rows>, smem_allowed);
+  const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S, kOnGridAll>, smem_allowed);
   if (g.blocks < 1 || n < 1) return Table{};
   int blocks = g.blocks;
   std::int64_t smem = g.smem;
@@ -93,9 +99,10 @@ template <int S, int Rows> Table table_for(std::int64_t n, const SquareWaves* bo
   return t;
 }
 
-template <int S, int Rows> void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
+template <int S, int P = kOnGridAll>
+void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
   if (n <= 1) return;
-  const Table t = table_for<S, Rows>(n, bound);
+  const Table t = table_for<S>(n, bound);
   if (t.count < 1)
     throw std::invalid_argument("in-place square transpose in waves: " + std::to_string(n) + "x" + std::to_string(n) +
                                 (bound ? " within the blocks and shared memory given" : "") +
@@ -104,8 +111,12 @@ template <int S, int Rows> void run(void* matrix, std::int64_t n, cudaStream_t s
   const waves::Wave* table = t.waves;
   int count = t.count;
   void* args[] = {&a, &n, &table, &count};
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, Rows>), dim3(t.blocks), dim3(kThreads),
-                                        args, static_cast<std::size_t>(t.smem), stream));
+  if constexpr (P != kOnGridAll) {  // the probe's kernels: as much shared memory as the transpose's
+    static unsigned long long allowed = 0;
+    grid_tile::cooperative_grid(square_in_waves<S, P>, allowed);
+  }
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P>), dim3(t.blocks),
+                                        dim3(kThreads), args, static_cast<std::size_t>(t.smem), stream));
   TLAB_CUDA_LAUNCHED();
 }
 
@@ -124,18 +135,26 @@ template <class F> auto by_size(int elem, F&& f) {
 }  // namespace
 
 void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream, const SquareWaves* bound) {
-  by_size(elem, [&](auto size) { run<decltype(size)::value, grid_tile::kRowsInFlight>(matrix, n, stream, bound); });
+  by_size(elem, [&](auto size) { run<decltype(size)::value>(matrix, n, stream, bound); });
 }
 
-// Trial (performance notes, section 9, "Waves with eight rows in flight"): the same kernel with
-// twice the rows a warp loads at once.
-static void transpose_square_in_waves_r8(void* matrix, std::int64_t n, int elem, cudaStream_t stream) {
-  by_size(elem, [&](auto size) { run<decltype(size)::value, 8>(matrix, n, stream, nullptr); });
+void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cudaStream_t stream) {
+  by_size(elem, [&](auto size) {
+    constexpr int S = decltype(size)::value;
+    switch (phases) {
+      case 0: return run<S, 0>(matrix, n, stream, nullptr);
+      case kOnGridBarrier: return run<S, kOnGridBarrier>(matrix, n, stream, nullptr);
+      case kOnGridRead | kOnGridBarrier: return run<S, kOnGridRead | kOnGridBarrier>(matrix, n, stream, nullptr);
+      case kOnGridBarrier | kOnGridWrite: return run<S, kOnGridBarrier | kOnGridWrite>(matrix, n, stream, nullptr);
+      case kOnGridAll: return run<S, kOnGridAll>(matrix, n, stream, nullptr);
+    }
+    throw std::invalid_argument("in-place square transpose in waves: no launch of phases " + std::to_string(phases));
+  });
 }
 
 SquareWaves square_waves_plan(std::int64_t n, int elem) {
   return by_size(elem, [&](auto size) {
-    const Table t = table_for<decltype(size)::value, grid_tile::kRowsInFlight>(n, nullptr);
+    const Table t = table_for<decltype(size)::value>(n, nullptr);
     return SquareWaves{t.count, t.blocks, t.smem};
   });
 }
@@ -152,13 +171,6 @@ void register_gpu_inplace_square_waves(Registry& r) {
     transpose_square_in_waves(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
   });
   r.add(std::move(v));
-  Variant r8 = gpu_variant("gpu/word-inplace/waves-r8", "gpu-word-inplace", Placement::in_place, {},
-                           "waves with eight rows a warp in flight (trial)");
-  r8.refuses_shape = r.find("gpu/word-inplace/waves")->refuses_shape;
-  r8.kernels = instantiate_all([](auto tag, const Operands& op) {
-    transpose_square_in_waves_r8(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
-  });
-  r.add(std::move(r8));
 }
 
 }  // namespace tlab::gpu

@@ -25,4 +25,9 @@ SquareWaves square_waves_plan(std::int64_t n, int elem);
 void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream,
                                const SquareWaves* bound = nullptr);
 
+// For tlab-on-grid-probe: the same launch with only some of its phases (on-grid's bit mask,
+// inplace_on_grid.cuh: kOnGridRead, kOnGridBarrier, kOnGridWrite; with one left out the result
+// is not a transpose).
+void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cudaStream_t stream);
+
 }  // namespace tlab::gpu

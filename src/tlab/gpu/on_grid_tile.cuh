@@ -70,9 +70,8 @@ template <class Index> struct Place {
 // 0-30 shift word j of the piece into place from their word and the next lane's; then each lane
 // stores its words' G columns, R rows at a time. A last word that runs past the piece fills
 // columns past w, which are never written out.
-template <int S, int RowsInFlight = kRowsInFlight, class Index>
+template <int S, class Index>
 __device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
-  constexpr int kRowsInFlight = RowsInFlight;
   using C = on_grid::Columns<S>;
   using Elem = word::Word<S>;
   constexpr int R = C::R, G = C::G;
