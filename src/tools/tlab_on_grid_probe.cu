@@ -5,7 +5,8 @@
 // the whole transpose once more without the flush (the matrix left in L2 by the run before);
 // and memcpy of the same bytes, in the same run. Tiles are the chooser's unless a case names them,
 // so that other tile shapes can be weighed against it. A case "waves:N:BYTES" times the square
-// transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch.
+// transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch, and adds
+// the matrix's bytes read and written as streams by a grid of the same shape.
 //
 // Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] | waves:N:BYTES ...]   (no case: experiment
 // 13's 1-byte rectangles, and smaller ones of 1 to 8 bytes)
@@ -72,6 +73,30 @@ Case parse(const std::string& arg) {
   return c;
 }
 
+// For the waves cases: the matrix's bytes read (or written) once as a stream by a grid of the
+// transpose's shape (`blocks` blocks of 1024 threads, one an SM), each thread L aligned 16-byte
+// words in flight an iteration: what that grid can draw from the DRAM with nothing of a tile's
+// pattern, against which the waves' read and write phases are weighed. The reads fold into one
+// word a thread, stored only where it cannot be zero, so that they are not optimised away.
+template <int L>
+__global__ void __launch_bounds__(1024, 1) stream_read(const uint4* a, std::int64_t words, uint4* sink) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < words; i += L * stride) {
+    uint4 x[L];
+#pragma unroll
+    for (int u = 0; u < L; ++u) x[u] = i + u * stride < words ? a[i + u * stride] : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int u = 0; u < L; ++u) acc.x ^= x[u].x, acc.y ^= x[u].y, acc.z ^= x[u].z, acc.w ^= x[u].w;
+  }
+  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+}
+__global__ void __launch_bounds__(1024, 1) stream_write(uint4* a, std::int64_t words) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < words; i += stride)
+    a[i] = make_uint4(1, 2, 3, 4);
+}
+
 // Spins for about `ns` nanoseconds: an untimed wait on the stream before a timed launch.
 __global__ void hold_stream(unsigned ns) {
   for (unsigned t = 0; t < ns; t += 1000) __nanosleep(1000);
@@ -105,7 +130,8 @@ template <class Before, class Run> Timing time(int reps, Before before, Run run)
 void probe(const Case& c, DeviceBuffer& flush, int reps) {
   // Refused before anything is allocated: a case the grid cannot hold may not fit the device
   // memory either (or its size overflow).
-  const int waves = c.waves ? tlab::gpu::square_waves_plan(c.shape.rows, c.elem).waves : 0;
+  const tlab::gpu::SquareWaves plan = c.waves ? tlab::gpu::square_waves_plan(c.shape.rows, c.elem) : tlab::gpu::SquareWaves{};
+  const int waves = plan.waves, blocks = plan.blocks;
   if (c.waves && waves == 0) throw std::invalid_argument(tlab::to_string(c.shape) + ": no waves on this GPU");
   if (!c.waves && !c.forced && tlab::gpu::on_grid_tiles(c.shape, c.elem).count == 0)
     throw std::invalid_argument(tlab::to_string(c.shape) + " does not fit this GPU's shared memory");
@@ -115,6 +141,7 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
                                 std::to_string(c.tiles.w) + ": not a tiling the grid can hold");
   const std::size_t bytes = static_cast<std::size_t>(c.shape.elements()) * c.elem;
   DeviceBuffer a(bytes), b(bytes);
+  const std::int64_t words = static_cast<std::int64_t>(bytes / 16);  // the streams' whole words
   TLAB_CUDA(cudaMemset(a.get(), 1, bytes));
   const tlab::on_grid::Tiles* forced = c.forced ? &c.tiles : nullptr;
   auto flush_l2 = [&] { TLAB_CUDA(cudaMemsetAsync(flush.get(), 0, flush.bytes(), nullptr)); };
@@ -146,6 +173,18 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
       {"launch", time(reps, flush_l2, phases(0))},
       {"plain-launch", c.waves ? Timing{} : time(reps, flush_l2, phases(tlab::gpu::kOnGridPlainLaunch))},
       {"transpose-warm", time(reps, hold, phases(tlab::gpu::kOnGridAll))},
+      {"stream-read-4", c.waves ? time(reps, flush_l2, [&] {
+         stream_read<4><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), words, static_cast<uint4*>(b.get()));
+         TLAB_CUDA_LAUNCHED();
+       }) : Timing{}},
+      {"stream-read-8", c.waves ? time(reps, flush_l2, [&] {
+         stream_read<8><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), words, static_cast<uint4*>(b.get()));
+         TLAB_CUDA_LAUNCHED();
+       }) : Timing{}},
+      {"stream-write", c.waves ? time(reps, flush_l2, [&] {
+         stream_write<<<blocks, 1024>>>(static_cast<uint4*>(b.get()), words);
+         TLAB_CUDA_LAUNCHED();
+       }) : Timing{}},
   };
   // Forced tiles as the launch clips them (h and w only: the count does not depend on the
   // element size).
