@@ -6,7 +6,8 @@
 // and memcpy of the same bytes, in the same run. Tiles are the chooser's unless a case names them,
 // so that other tile shapes can be weighed against it. A case "waves:N:BYTES" times the square
 // transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch, and adds
-// the matrix's bytes read and written as streams by a grid of the same shape.
+// the matrix's bytes read and written as streams by a grid of the same shape, and read in
+// 128-row by 512-byte units stacked down a column strip or side by side along a band of rows.
 //
 // Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] | waves:N:BYTES ...]   (no case: experiment
 // 13's 1-byte rectangles, and smaller ones of 1 to 8 bytes)
@@ -97,6 +98,28 @@ __global__ void __launch_bounds__(1024, 1) stream_write(uint4* a, std::int64_t w
     a[i] = make_uint4(1, 2, 3, 4);
 }
 
+// The same stream in units of 128 rows by 512 bytes (a warp 4 rows of one unit, a lane a
+// 16-byte word of each, one unit a block at a time): `Stacked`, the units of one 512-byte column
+// strip go to consecutive blocks, so blocks read different rows at once, as in a cross's
+// column band; else the units of one band of 128 rows do, so blocks read the same rows side by
+// side, as in its row band. For rows of whole 512-byte strips and a whole number of bands.
+template <bool Stacked>
+__global__ void __launch_bounds__(1024, 1)
+    pieces_read(const uint4* a, std::int64_t rows, std::int64_t row_words, uint4* sink) {
+  const std::int64_t bands = rows / 128, strips = row_words / 32;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (std::int64_t u = blockIdx.x; u < bands * strips; u += gridDim.x) {
+    const std::int64_t band = Stacked ? u % bands : u / strips, strip = Stacked ? u / bands : u % strips;
+    uint4 x[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) x[k] = a[(band * 128 + warp * 4 + k) * row_words + strip * 32 + lane];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) acc.x ^= x[k].x, acc.y ^= x[k].y, acc.z ^= x[k].z, acc.w ^= x[k].w;
+  }
+  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+}
+
 // Spins for about `ns` nanoseconds: an untimed wait on the stream before a timed launch.
 __global__ void hold_stream(unsigned ns) {
   for (unsigned t = 0; t < ns; t += 1000) __nanosleep(1000);
@@ -142,6 +165,8 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
   const std::size_t bytes = static_cast<std::size_t>(c.shape.elements()) * c.elem;
   DeviceBuffer a(bytes), b(bytes);
   const std::int64_t words = static_cast<std::int64_t>(bytes / 16);  // the streams' whole words
+  const std::int64_t row_words = c.shape.cols * c.elem / 16;
+  const bool pieces = c.waves && (c.shape.cols * c.elem) % 512 == 0 && c.shape.rows % 128 == 0;
   TLAB_CUDA(cudaMemset(a.get(), 1, bytes));
   const tlab::on_grid::Tiles* forced = c.forced ? &c.tiles : nullptr;
   auto flush_l2 = [&] { TLAB_CUDA(cudaMemsetAsync(flush.get(), 0, flush.bytes(), nullptr)); };
@@ -179,6 +204,16 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
        }) : Timing{}},
       {"stream-read-8", c.waves ? time(reps, flush_l2, [&] {
          stream_read<8><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), words, static_cast<uint4*>(b.get()));
+         TLAB_CUDA_LAUNCHED();
+       }) : Timing{}},
+      {"pieces-stacked", pieces ? time(reps, flush_l2, [&] {
+         pieces_read<true><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), c.shape.rows, row_words,
+                                             static_cast<uint4*>(b.get()));
+         TLAB_CUDA_LAUNCHED();
+       }) : Timing{}},
+      {"pieces-side-by-side", pieces ? time(reps, flush_l2, [&] {
+         pieces_read<false><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), c.shape.rows, row_words,
+                                              static_cast<uint4*>(b.get()));
          TLAB_CUDA_LAUNCHED();
        }) : Timing{}},
       {"stream-write", c.waves ? time(reps, flush_l2, [&] {
