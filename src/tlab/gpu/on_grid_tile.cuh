@@ -64,74 +64,113 @@ template <class Index> struct Place {
   const unsigned char *begin, *end;
 };
 
-// Reads tile `at` into `tile`. A warp takes kRowsInFlight rows: groups of R consecutive rows,
-// kWarps groups apart. For each row its lanes load the aligned 16-byte words under the piece
-// (bytes of the neighbouring tiles too: nothing is written before the grid's barrier) and lanes
-// 0-30 shift word j of the piece into place from their word and the next lane's; then each lane
-// stores its words' G columns, R rows at a time. A last word that runs past the piece fills
-// columns past w, which are never written out.
-template <int S, class Index>
-__device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
+// A warp's step of the reads: K rows, groups of R consecutive rows kWarps groups apart from
+// group g0 on, and of each row the aligned 16-byte words j + lane under the piece (bytes of the
+// neighbouring tiles too: nothing is written before the grid's barrier). `off`: where each
+// row's piece starts in its first word.
+template <int S, int K, class Index>
+__device__ __forceinline__ void load_rows(uint4 (&x)[K], int (&off)[K], const unsigned char* a, const Place<Index>& at,
+                                          int g0, int j) {
+  constexpr int R = on_grid::Columns<S>::R;
+  const int lane = threadIdx.x % 32, row_bytes = at.w * S;
+#pragma unroll
+  for (int u = 0; u < K; ++u) {
+    const int r = (g0 + u / R * kWarps) * R + u % R;
+    const Index first = (at.in_first + r * at.in_pitch) * S;
+    off[u] = static_cast<int>((at.skew + first) % 16);
+    const int q = j + lane;  // aligned word q under the piece starts 16 q - off bytes into it
+    x[u] = r < at.h && 16 * q < off[u] + row_bytes ? load_within(a + first - off[u] + 16 * q, at.begin, at.end)
+                                                   : make_uint4(0, 0, 0, 0);
+  }
+}
+
+// The same step's words into the tile: lanes 0-30 shift word j of each piece into place from
+// their word and the next lane's; then each lane stores its words' G columns, R rows at a
+// time. A last word that runs past the piece fills columns past w, which are never written out.
+template <int S, int K, class Index>
+__device__ __forceinline__ void store_rows(unsigned char* tile, uint4 (&x)[K], const int (&off)[K],
+                                           const Place<Index>& at, int g0, int j) {
   using C = on_grid::Columns<S>;
   using Elem = word::Word<S>;
-  constexpr int R = C::R, G = C::G;
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int h = at.h, pitch = at.pitch;
-  const int row_bytes = at.w * S, words = (row_bytes + 15) / 16;  // a piece's words, realigned
-  constexpr int kGroups = kRowsInFlight / R;
-  for (int g0 = warp; g0 * R < h; g0 += kWarps * kGroups)
-    for (int j = 0; j < words; j += 31) {  // realigned words j .. j + 30
-      uint4 x[kRowsInFlight];
-      int off[kRowsInFlight];
+  constexpr int R = C::R, G = C::G, kGroups = K / R;
+  const int lane = threadIdx.x % 32, words = (at.w * S + 15) / 16;
 #pragma unroll
-      for (int u = 0; u < kRowsInFlight; ++u) {
-        const int r = (g0 + u / R * kWarps) * R + u % R;
-        const Index first = (at.in_first + r * at.in_pitch) * S;
-        off[u] = static_cast<int>((at.skew + first) % 16);
-        const int q = j + lane;  // aligned word q under the piece starts 16 q - off bytes into it
-        x[u] = r < h && 16 * q < off[u] + row_bytes ? load_within(a + first - off[u] + 16 * q, at.begin, at.end)
-                                                    : make_uint4(0, 0, 0, 0);
-      }
+  for (int u = 0; u < K; ++u) {
+    uint4 next;
+    next.x = __shfl_down_sync(0xffffffffu, x[u].x, 1);
+    next.y = __shfl_down_sync(0xffffffffu, x[u].y, 1);
+    next.z = __shfl_down_sync(0xffffffffu, x[u].z, 1);
+    next.w = __shfl_down_sync(0xffffffffu, x[u].w, 1);
+    x[u] = bytes_at(x[u], next, off[u]);
+  }
+  const int q = j + lane;
+  if (lane == 31 || q >= words) return;
+  const int at0 = q * (G * at.pitch + C::K);  // column G q
 #pragma unroll
-      for (int u = 0; u < kRowsInFlight; ++u) {
-        uint4 next;
-        next.x = __shfl_down_sync(0xffffffffu, x[u].x, 1);
-        next.y = __shfl_down_sync(0xffffffffu, x[u].y, 1);
-        next.z = __shfl_down_sync(0xffffffffu, x[u].z, 1);
-        next.w = __shfl_down_sync(0xffffffffu, x[u].w, 1);
-        x[u] = bytes_at(x[u], next, off[u]);
-      }
-      const int q = j + lane;
-      if (lane == 31 || q >= words) continue;
-      const int at0 = q * (G * pitch + C::K);  // column G q
+  for (int k = 0; k < kGroups; ++k) {
+    const int r = (g0 + k * kWarps) * R;  // the group's first row
+    if (r >= at.h) break;
+    if constexpr (S >= 4) {
 #pragma unroll
-      for (int k = 0; k < kGroups; ++k) {
-        const int r = (g0 + k * kWarps) * R;  // the group's first row
-        if (r >= h) break;
-        if constexpr (S >= 4) {
+      for (int e = 0; e < G; ++e)
+        *reinterpret_cast<Elem*>(tile + at0 + e * at.pitch + r * S) = word::element_of<S, 16>(x[k], e);
+    } else {
+      // Lane l of each of the R rows' words holds columns 4l / S ..; the R x R block of
+      // those columns and rows, transposed, gives each column's R rows as one 4-byte word.
 #pragma unroll
-          for (int e = 0; e < G; ++e)
-            *reinterpret_cast<Elem*>(tile + at0 + e * pitch + r * S) = word::element_of<S, 16>(x[k], e);
-        } else {
-          // Lane l of each of the R rows' words holds columns 4l / S ..; the R x R block of
-          // those columns and rows, transposed, gives each column's R rows as one 4-byte word.
+      for (int l = 0; l < 4; ++l) {
+        unsigned in[R], col[R];
 #pragma unroll
-          for (int l = 0; l < 4; ++l) {
-            unsigned in[R], col[R];
-#pragma unroll
-            for (int i = 0; i < R; ++i) {
-              unsigned lanes[4];
-              word::to_lanes(x[k * R + i], lanes);
-              in[i] = lanes[l];
-            }
-            word::transpose_block<S, 4>(in, col);
-#pragma unroll
-            for (int i = 0; i < R; ++i)
-              *reinterpret_cast<unsigned*>(tile + at0 + (l * R + i) * pitch + r * S) = col[i];
-          }
+        for (int i = 0; i < R; ++i) {
+          unsigned lanes[4];
+          word::to_lanes(x[k * R + i], lanes);
+          in[i] = lanes[l];
         }
+        word::transpose_block<S, 4>(in, col);
+#pragma unroll
+        for (int i = 0; i < R; ++i)
+          *reinterpret_cast<unsigned*>(tile + at0 + (l * R + i) * at.pitch + r * S) = col[i];
       }
     }
+  }
+}
+
+// Reads tile `at` into `tile`: each warp step by step (load_rows, store_rows), kRowsInFlight
+// rows a step, the 31 realigned words j .. j + 30 of each.
+template <int S, class Index>
+__device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
+  constexpr int R = on_grid::Columns<S>::R, K = kRowsInFlight;
+  const int warp = threadIdx.x / 32, words = (at.w * S + 15) / 16;
+  for (int g0 = warp; g0 * R < at.h; g0 += kWarps * (K / R))
+    for (int j = 0; j < words; j += 31) {
+      uint4 x[K];
+      int off[K];
+      load_rows<S, K>(x, off, a, at, g0, j);
+      store_rows<S, K>(tile, x, off, at, g0, j);
+    }
+}
+
+// The same reads with the next step's loads in flight while a step is shifted and stored (a
+// trial for waves: performance notes, section 9, "The read phase's loads across its shifts").
+// Steps of max(R, 2) rows, two steps' words in registers.
+template <int S, class Index>
+__device__ __forceinline__ void read_tile_pipelined(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
+  constexpr int R = on_grid::Columns<S>::R, K = R > 2 ? R : 2;
+  const int warp = threadIdx.x / 32, words = (at.w * S + 15) / 16, chunks = (words + 30) / 31;
+  const auto g0_of = [&](int t) { return warp + t / chunks * (kWarps * (K / R)); };
+  const auto j_of = [&](int t) { return t % chunks * 31; };
+  uint4 xa[K], xb[K];
+  int oa[K], ob[K];
+  int t = 0;
+  if (g0_of(0) * R < at.h) load_rows<S, K>(xa, oa, a, at, g0_of(0), 0);
+  while (g0_of(t) * R < at.h) {
+    if (g0_of(t + 1) * R < at.h) load_rows<S, K>(xb, ob, a, at, g0_of(t + 1), j_of(t + 1));
+    store_rows<S, K>(tile, xa, oa, at, g0_of(t), j_of(t));
+    if (g0_of(++t) * R >= at.h) break;
+    if (g0_of(t + 1) * R < at.h) load_rows<S, K>(xa, oa, a, at, g0_of(t + 1), j_of(t + 1));
+    store_rows<S, K>(tile, xb, ob, at, g0_of(t), j_of(t));
+    ++t;
+  }
 }
 
 // Writes `tile` transposed to where it belongs. A warp takes a column (output row c: h
