@@ -7,13 +7,15 @@
 // so that other tile shapes can be weighed against it. A case "waves:N:BYTES" times the square
 // transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch, and adds
 // the matrix's bytes read and written as streams by a grid of the same shape, and read in
-// 128-row by 512-byte units stacked down a column strip or side by side along a band of rows.
+// 128-row by 512-byte units stacked down a column strip or side by side along a band of rows,
+// and both streams cut into as many parts as the transpose has waves, a grid barrier after each.
 //
 // Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] | waves:N:BYTES ...]   (no case: experiment
 // 13's 1-byte rectangles, and smaller ones of 1 to 8 bytes)
 // Output: CSV on stdout, one row per case and part: rows, cols, elem_bytes, tile_h, tile_w,
 // tiles (for waves: 0, 0 and the count of waves), part, median_us, ci_lo_us and ci_hi_us (95% interval of the median), reps, pct_of_memcpy (memcpy's time over
 // the part's, so a part alone shows its share of a copy's time).
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -120,6 +122,38 @@ __global__ void __launch_bounds__(1024, 1)
   if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
 }
 
+// The same streams cut into `waves` equal parts with a grid barrier after each, as the waves
+// transpose cuts its phases: what a phase's start and end cost when the bytes are the same.
+template <bool Write>
+__global__ void __launch_bounds__(1024, 1) stream_in_waves(uint4* a, std::int64_t words, int waves, uint4* sink) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t me = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (int k = 0; k < waves; ++k) {
+    const std::int64_t lo = words * k / waves, hi = words * (k + 1) / waves;
+    for (std::int64_t i = lo + me; i < hi; i += 4 * stride) {
+      if constexpr (Write) {
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (i + u * stride < hi) a[i + u * stride] = make_uint4(1, 2, 3, 4);
+      } else {
+        uint4 x[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) x[u] = i + u * stride < hi ? a[i + u * stride] : make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) acc.x ^= x[u].x, acc.y ^= x[u].y, acc.z ^= x[u].z, acc.w ^= x[u].w;
+      }
+    }
+    cooperative_groups::this_grid().sync();
+  }
+  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+}
+template <bool Write> void launch_stream_in_waves(void* a, std::int64_t words, int waves, void* sink, int blocks) {
+  void* args[] = {&a, &words, &waves, &sink};
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(stream_in_waves<Write>), dim3(blocks), dim3(1024),
+                                        args, 0, nullptr));
+}
+
 // Spins for about `ns` nanoseconds: an untimed wait on the stream before a timed launch.
 __global__ void hold_stream(unsigned ns) {
   for (unsigned t = 0; t < ns; t += 1000) __nanosleep(1000);
@@ -215,6 +249,12 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
          pieces_read<false><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), c.shape.rows, row_words,
                                               static_cast<uint4*>(b.get()));
          TLAB_CUDA_LAUNCHED();
+       }) : Timing{}},
+      {"stream-read-in-waves", c.waves ? time(reps, flush_l2, [&] {
+         launch_stream_in_waves<false>(a.get(), words, waves, b.get(), blocks);
+       }) : Timing{}},
+      {"stream-write-in-waves", c.waves ? time(reps, flush_l2, [&] {
+         launch_stream_in_waves<true>(b.get(), words, waves, b.get(), blocks);
        }) : Timing{}},
       {"stream-write", c.waves ? time(reps, flush_l2, [&] {
          stream_write<<<blocks, 1024>>>(static_cast<uint4*>(b.get()), words);

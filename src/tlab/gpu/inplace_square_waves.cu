@@ -37,7 +37,7 @@ using grid_tile::kThreads;
 // waits. `table`: the waves (waves::schedule), in device memory. P: the phases that run (on-grid's
 // bit mask, kOnGridRead | kOnGridBarrier | kOnGridWrite: all three for the transpose), so that
 // tlab-on-grid-probe can time them apart.
-template <int S, int P, bool Pipelined = false>
+template <int S, int P>
 __global__ void __launch_bounds__(kThreads, 1)
     square_in_waves(unsigned char* a, std::int64_t n, const waves::Wave* table, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -50,10 +50,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const grid_tile::Place<std::int64_t> at{t.row * n + t.col, n, t.col * n + t.row, n, t.rows, t.cols,
                                             t.lower ? wave.pitch_w : wave.pitch_h, skew, a, end};
     if constexpr ((P & kOnGridRead) != 0)
-      if (mine) {
-        if constexpr (Pipelined) grid_tile::read_tile_pipelined<S>(smem, a, at);
-        else grid_tile::read_tile<S>(smem, a, at);
-      }
+      if (mine) grid_tile::read_tile<S>(smem, a, at);
     if constexpr ((P & kOnGridBarrier) != 0)
       cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
     if constexpr ((P & kOnGridWrite) != 0)
@@ -102,7 +99,7 @@ template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
   return t;
 }
 
-template <int S, int P = kOnGridAll, bool Pipelined = false>
+template <int S, int P = kOnGridAll>
 void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
   if (n <= 1) return;
   const Table t = table_for<S>(n, bound);
@@ -114,11 +111,11 @@ void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* b
   const waves::Wave* table = t.waves;
   int count = t.count;
   void* args[] = {&a, &n, &table, &count};
-  if constexpr (P != kOnGridAll || Pipelined) {  // the probe's and the trial's kernels: the transpose's shared memory
+  if constexpr (P != kOnGridAll) {  // the probe's kernels: as much shared memory as the transpose's
     static unsigned long long allowed = 0;
-    grid_tile::cooperative_grid(square_in_waves<S, P, Pipelined>, allowed);
+    grid_tile::cooperative_grid(square_in_waves<S, P>, allowed);
   }
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P, Pipelined>), dim3(t.blocks),
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P>), dim3(t.blocks),
                                         dim3(kThreads), args, static_cast<std::size_t>(t.smem), stream));
   TLAB_CUDA_LAUNCHED();
 }
@@ -139,12 +136,6 @@ template <class F> auto by_size(int elem, F&& f) {
 
 void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream, const SquareWaves* bound) {
   by_size(elem, [&](auto size) { run<decltype(size)::value>(matrix, n, stream, bound); });
-}
-
-// Trial (performance notes, section 9, "The read phase's loads across its shifts"): the next
-// step's loads in flight while a step is shifted and stored.
-static void transpose_square_in_waves_pipelined(void* matrix, std::int64_t n, int elem, cudaStream_t stream) {
-  by_size(elem, [&](auto size) { run<decltype(size)::value, kOnGridAll, true>(matrix, n, stream, nullptr); });
 }
 
 void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cudaStream_t stream) {
@@ -180,13 +171,6 @@ void register_gpu_inplace_square_waves(Registry& r) {
     transpose_square_in_waves(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
   });
   r.add(std::move(v));
-  Variant pipe = gpu_variant("gpu/word-inplace/waves-pipe", "gpu-word-inplace", Placement::in_place, {},
-                             "waves with the next rows' loads in flight while a step is shifted and stored (trial)");
-  pipe.refuses_shape = r.find("gpu/word-inplace/waves")->refuses_shape;
-  pipe.kernels = instantiate_all([](auto tag, const Operands& op) {
-    transpose_square_in_waves_pipelined(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
-  });
-  r.add(std::move(pipe));
 }
 
 }  // namespace tlab::gpu

@@ -150,29 +150,6 @@ __device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned ch
     }
 }
 
-// The same reads with the next step's loads in flight while a step is shifted and stored (a
-// trial for waves: performance notes, section 9, "The read phase's loads across its shifts").
-// Steps of max(R, 2) rows, two steps' words in registers.
-template <int S, class Index>
-__device__ __forceinline__ void read_tile_pipelined(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
-  constexpr int R = on_grid::Columns<S>::R, K = R > 2 ? R : 2;
-  const int warp = threadIdx.x / 32, words = (at.w * S + 15) / 16, chunks = (words + 30) / 31;
-  const auto g0_of = [&](int t) { return warp + t / chunks * (kWarps * (K / R)); };
-  const auto j_of = [&](int t) { return t % chunks * 31; };
-  uint4 xa[K], xb[K];
-  int oa[K], ob[K];
-  int t = 0;
-  if (g0_of(0) * R < at.h) load_rows<S, K>(xa, oa, a, at, g0_of(0), 0);
-  while (g0_of(t) * R < at.h) {
-    if (g0_of(t + 1) * R < at.h) load_rows<S, K>(xb, ob, a, at, g0_of(t + 1), j_of(t + 1));
-    store_rows<S, K>(tile, xa, oa, at, g0_of(t), j_of(t));
-    if (g0_of(++t) * R >= at.h) break;
-    if (g0_of(t + 1) * R < at.h) load_rows<S, K>(xa, oa, a, at, g0_of(t + 1), j_of(t + 1));
-    store_rows<S, K>(tile, xb, ob, at, g0_of(t), j_of(t));
-    ++t;
-  }
-}
-
 // Writes `tile` transposed to where it belongs. A warp takes a column (output row c: h
 // elements from at.out_first + c * at.out_pitch), its lanes the aligned 16-byte words inside
 // that piece, each shifted into place from two aligned 16-byte loads of the column, and the
