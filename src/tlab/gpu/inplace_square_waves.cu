@@ -9,10 +9,12 @@
 // wave may also load words whose other bytes belong to the last wave's cross while other blocks
 // still write them: those bytes are dropped, and every write touches its own elements only; a
 // race on global memory that racecheck, which checks shared memory, does not look for, and
-// that changes no result.) What it pays: a barrier a wave, and a block's rate, which the loads
-// it keeps in flight hold to about 14 GB/s read plus written on an H100. So it wins where the tile pairs lose most, bytes at sides off a word
-// (H100: 84% of memcpy at 4099², 70% at 8191², against 70% and 62%), and loses elsewhere
-// ("In-place squares in waves across the grid"); the tuning tables choose.
+// that changes no result.) What it pays, measured by tlab-on-grid-probe on the H100: a barrier
+// and a start and end of each phase a wave, and, from the second wave on, phases slower than
+// the same bytes as streams cut into the same waves (performance notes, section 9, "Where
+// `waves` spends its time" to "A stream cut into waves"; more loads in flight did not help). So
+// it wins where the tile pairs lose most, bytes at sides off a word (H100: 84% of memcpy at
+// 4099², 70% at 8191², against 70% and 62%), and loses elsewhere; the tuning tables choose.
 #include <cooperative_groups.h>
 
 #include <algorithm>
