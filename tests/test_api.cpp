@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tlab/api/tuning.hpp"
+#include "tlab/api/tuning_cases.hpp"
 #include "tlab/device_memory.hpp"
 #include "tlab/reference.hpp"
 #include "tlab/transpose.hpp"
@@ -198,6 +199,51 @@ TEST_CASE("every committed tuning table reads and names only registered kernels"
     }
   }
   CHECK(files >= 1);
+}
+
+TEST_CASE("every committed tuning table has a row for each class that tlab-tune measures") {
+  // A class without a row falls back to the built-in default without a word (as the in-place
+  // "medium" and "off-word" classes would have before their tables were rerun).
+  namespace fs = std::filesystem;
+  for (const auto& e : fs::directory_iterator(std::string(TLAB_SOURCE_DIR) + "/tuning")) {
+    if (e.path().extension() != ".tsv") continue;
+    const std::vector<tuning::Row> rows = tuning::read_table(e.path().string());
+    for (const std::size_t elem : {1, 2, 4, 8, 16})
+      for (const tuning::Case& c : tuning::cases()) {
+        if (tuning::shapes_of(c, elem).empty()) continue;  // no shape of this size is in the class
+        CAPTURE(e.path().filename().string());
+        CAPTURE(elem);
+        CAPTURE(c.shape_class);
+        CAPTURE(placement_name(c.placement));
+        CHECK(std::any_of(rows.begin(), rows.end(), [&](const tuning::Row& r) {
+          return r.elem_bytes == static_cast<int>(elem) && r.shape == c.shape_class && r.placement == placement_name(c.placement);
+        }));
+      }
+  }
+}
+
+TEST_CASE("tlab-tune measures every class at shapes of that class") {
+  const auto find = [](Placement p, const char* name) -> const tuning::Case& {
+    for (const tuning::Case& c : tuning::cases())
+      if (c.placement == p && c.shape_class == name) return c;
+    throw std::runtime_error(std::string("no case ") + name);
+  };
+  // Every class is reached by some element size (a class none reaches would never be tuned).
+  for (const tuning::Case& c : tuning::cases()) {
+    CAPTURE(c.shape_class);
+    std::size_t shapes = 0;
+    for (const std::size_t elem : {1, 2, 4, 8, 16}) shapes += tuning::shapes_of(c, elem).size();
+    CHECK(shapes > 0);
+  }
+  // In place, 1- and 2-byte rows on words but off 16 bytes are tuned at shapes of that kind, not
+  // at the rows off a word that "off-word" has; 16-byte rows are never off a word.
+  const tuning::Case& unaligned = find(Placement::in_place, "unaligned");
+  CHECK(tuning::shapes_of(unaligned, 1).front().rows == 8200);
+  CHECK(tuning::shapes_of(unaligned, 2).front().rows == 8196);
+  CHECK(tuning::shapes_of(unaligned, 4).front().rows == 8191);
+  CHECK(tuning::shapes_of(find(Placement::in_place, "off-word"), 1).size() == 2);
+  CHECK(tuning::shapes_of(find(Placement::in_place, "off-word"), 16).empty());
+  CHECK(tuning::shapes_of(find(Placement::in_place, "medium"), 16).size() == 2);
 }
 
 }  // TEST_SUITE("api")

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tlab/api/tuning.hpp"
+#include "tlab/api/tuning_cases.hpp"
 #include "tlab/device_memory.hpp"
 #include "tlab/executor.hpp"
 #include "tlab/results.hpp"
@@ -21,69 +22,6 @@
 using namespace tlab;
 
 namespace {
-
-struct Case {
-  Placement placement;
-  std::string shape_class;
-  std::vector<Shape> shapes;  // empty: by element size (sides_for)
-};
-
-// A kernel is chosen for a whole class, so it is scored on more than one of its shapes: with a
-// single shape, run-to-run noise between kernels within a point of each other picked ones that
-// are not the best elsewhere in the class. Two shapes per class (four for "square": 6152 is a
-// square of whole lines only for 16-byte elements, off every tile, and 16384 is as large as
-// the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place
-// "rect-small", whose kernels refuse different shapes; for "rect-cube" 256 x 65536 and its mirror
-// (4 to 16 bytes: below, 32 MiB and less, those are "rect-small"); for "rect" a 3:4 and a 256:1 shape, as
-// one shape picked `blocks-b8`, which ran 8 points under `blocks` at 256 x 65536 complex128;
-// in-place "medium" at 2048² and 3072², the squares that fit a few L2 sizes), large enough that the memory
-// system, not launch latency, decides (except "small", where latency is the point). Shapes
-// outside the class for an element size are skipped.
-const std::vector<Case>& cases() {
-  static const std::vector<Case> c{{Placement::out_of_place, "square", {{8192, 8192}, {6144, 6144}, {6152, 6152}, {16384, 16384}}},
-                                   {Placement::out_of_place, "tall", {{16384, 1024}, {65536, 256}}},
-                                   {Placement::out_of_place, "wide", {{1024, 16384}, {256, 65536}}},
-                                   {Placement::out_of_place, "small", {{512, 512}, {1000, 1000}}},
-                                   {Placement::out_of_place, "unaligned", {{8191, 8191}, {4099, 4099}}},
-                                   {Placement::out_of_place, "odd", {}},
-                                   {Placement::out_of_place, "medium", {{2048, 2048}, {4096, 2048}}},
-                                   {Placement::in_place, "off-word", {{8191, 8191}, {4099, 4099}}},
-                                   {Placement::in_place, "unaligned", {}},
-                                   {Placement::in_place, "odd", {}},
-                                   {Placement::in_place, "medium", {{2048, 2048}, {3072, 3072}}},
-                                   {Placement::in_place, "square", {{8192, 8192}, {6144, 6144}}},
-                                   {Placement::in_place, "rect-small", {}},
-                                   {Placement::in_place, "rect", {{8192, 6144}, {131072, 512}}},
-                                   {Placement::in_place, "rect-cube", {{256, 65536}, {65536, 256}}}};
-  return c;
-}
-
-// Sides just above 8192 and 4096 whose rows of `elem`-byte elements are whole 16-byte words
-// but not whole 128-byte lines (8208 bytes: 8200 uint16, 8196 float, 8194 double, 8193
-// complex128).
-std::vector<Shape> odd_sides(std::size_t elem) {
-  const std::int64_t d = std::max<std::int64_t>(16 / static_cast<std::int64_t>(elem), 1);
-  return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
-}
-
-// Sides just above 8192 and 4096 whose rows are whole 4-byte words but not 16-byte ones, 8 bytes
-// past a unit for 1 and 2 bytes (8200 and 4104 uint8, 8196 and 4100 uint16: experiment 13's
-// 8200² uint8 is of this kind); wider elements are always on words, and 8191 and 4099 do.
-std::vector<Shape> unaligned_sides(std::size_t elem) {
-  if (elem >= 4) return {{8191, 8191}, {4099, 4099}};
-  const std::int64_t d = 8 / static_cast<std::int64_t>(elem);
-  return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
-}
-
-// The shapes of a class given by element size: "odd" and in-place "unaligned" as above; "rect-small" at 16 MiB, the
-// most that one tile a block holds at every shape (the class goes on to 32 MiB, two tiles a
-// block, which experiment 13's 2-byte rectangles measure): 8192 x 2048 bytes, 8192 x 128
-// complex128.
-std::vector<Shape> sides_for(const Case& c, std::size_t elem) {
-  if (c.shape_class == "rect-small") return {{8192, 2048 / static_cast<std::int64_t>(elem)}};
-  if (c.shape_class == "unaligned") return unaligned_sides(elem);
-  return odd_sides(elem);
-}
 
 // The families worth tuning over: our kernels that can win somewhere (not the seeds'
 // naive ones, not the peers, not the plan itself).
@@ -143,7 +81,7 @@ int main(int argc, char** argv) {
     else if (a == "--class" && i + 1 < argc) {
       std::stringstream list(argv[++i]);
       for (std::string name; std::getline(list, name, ',');) {
-        if (std::none_of(cases().begin(), cases().end(), [&](const Case& c) { return c.shape_class == name; }))
+        if (std::none_of(tuning::cases().begin(), tuning::cases().end(), [&](const tuning::Case& c) { return c.shape_class == name; }))
           return usage(("no shape class '" + name + "'").c_str());
         sel.classes.insert(name);
       }
@@ -179,11 +117,10 @@ int main(int argc, char** argv) {
   const Variant& memcpy_v = registry().get("gpu/memcpy");
   try {
     for (DType t : {DType::u8, DType::u16, DType::f32, DType::f64, DType::c128})
-      for (const Case& c : cases()) {
+      for (const tuning::Case& c : tuning::cases()) {
         if (!sel.has(c.shape_class, placement_name(c.placement))) continue;
         std::vector<Shape> shapes;
-        for (const Shape& s : c.shapes.empty() ? sides_for(c, dtype_size(t)) : c.shapes) {
-          if (tuning::shape_class(s, c.placement, dtype_size(t)) != c.shape_class) continue;  // 16 B: always aligned
+        for (const Shape& s : tuning::shapes_of(c, dtype_size(t))) {
           // A shape this GPU or host cannot hold is left out (said once), not a failed tuning run.
           const double bytes = static_cast<double>(s.elements()) * static_cast<double>(dtype_size(t));
           if (gpu->bytes_needed(t, s) > gpu->bytes_free() || !host_holds(3.0 * bytes)) {
@@ -241,8 +178,8 @@ int main(int argc, char** argv) {
     table.insert(table.end(), rows.begin(), rows.end());
     // By element size, then in the order of cases(), as a full run writes them.
     const auto order = [](const tuning::Row& r) {
-      const auto& cs = cases();
-      const auto at = std::find_if(cs.begin(), cs.end(), [&](const Case& c) {
+      const auto& cs = tuning::cases();
+      const auto at = std::find_if(cs.begin(), cs.end(), [&](const tuning::Case& c) {
         return c.shape_class == r.shape && placement_name(c.placement) == r.placement;
       });
       return std::make_pair(r.elem_bytes, at - cs.begin());
