@@ -7,7 +7,8 @@
 // so that other tile shapes can be weighed against it. A case "waves:N:BYTES" times the square
 // transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch, and adds
 // the matrix's bytes read and written as streams by a grid of the same shape, and read in
-// 128-row by 512-byte units stacked down a column strip or side by side along a band of rows,
+// 128-row units of 512 bytes, or of 480 bytes from byte 7, stacked down a column strip or side
+// by side along a band of rows, read and written,
 // and both streams cut into as many parts as the transpose has waves, a grid barrier after each.
 //
 // Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] | waves:N:BYTES ...]   (no case: experiment
@@ -100,24 +101,44 @@ __global__ void __launch_bounds__(1024, 1) stream_write(uint4* a, std::int64_t w
     a[i] = make_uint4(1, 2, 3, 4);
 }
 
-// The same stream in units of 128 rows by 512 bytes (a warp 4 rows of one unit, a lane a
-// 16-byte word of each, one unit a block at a time): `Stacked`, the units of one 512-byte column
-// strip go to consecutive blocks, so blocks read different rows at once, as in a cross's
-// column band; else the units of one band of 128 rows do, so blocks read the same rows side by
-// side, as in its row band. For rows of whole 512-byte strips and a whole number of bands.
-template <bool Stacked>
-__global__ void __launch_bounds__(1024, 1)
-    pieces_read(const uint4* a, std::int64_t rows, std::int64_t row_words, uint4* sink) {
-  const std::int64_t bands = rows / 128, strips = row_words / 32;
+// The same stream in units of 128 rows by `piece` bytes from byte `first` of each row (a warp
+// 4 rows of one unit, a lane an aligned 16-byte word of each, one unit a block at a time):
+// `Stacked`, the units of one column strip go to consecutive blocks, so blocks work on different
+// rows at once, as in a cross's column band; else the units of one band of 128 rows do, so
+// blocks work on the same rows side by side, as in its row band. Reads load the aligned words
+// under each piece, its neighbours' bytes too, as the waves' read phase does; writes store the
+// whole words inside a piece and its edges' bytes one by one, as its write phase does. Rows of
+// a whole number of 16-byte words, pieces of at most 496 bytes past `first`'s offset in a word.
+template <bool Stacked, bool Write>
+__global__ void __launch_bounds__(1024, 1) piece_units(unsigned char* a, std::int64_t rows, std::int64_t row_bytes, int piece,
+                                                  int first, uint4* sink) {
+  const std::int64_t bands = rows / 128, strips = (row_bytes - first) / piece;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   uint4 acc = make_uint4(0, 0, 0, 0);
   for (std::int64_t u = blockIdx.x; u < bands * strips; u += gridDim.x) {
     const std::int64_t band = Stacked ? u % bands : u / strips, strip = Stacked ? u / bands : u % strips;
+    const std::int64_t start = first + strip * piece;  // the piece's first byte in its row
+    const int off = static_cast<int>(start % 16), lo = 16 * lane - off;  // lane's word: bytes [lo, lo + 16) of the piece
+    if (lo >= piece) continue;
     uint4 x[4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) x[k] = a[(band * 128 + warp * 4 + k) * row_words + strip * 32 + lane];
+    for (int k = 0; k < 4; ++k) {
+      unsigned char* word = a + (band * 128 + warp * 4 + k) * row_bytes + start + lo;
+      if constexpr (Write) {
+        if (lo >= 0 && lo + 16 <= piece) {
+          *reinterpret_cast<uint4*>(word) = make_uint4(1, 2, 3, 4);
+        } else {
+          for (int b = 0; b < 16; ++b)
+            if (lo + b >= 0 && lo + b < piece) word[b] = 1;
+        }
+      } else {
+        x[k] = *reinterpret_cast<const uint4*>(word);
+      }
+    }
+    if constexpr (!Write) {
 #pragma unroll
-    for (int k = 0; k < 4; ++k) acc.x ^= x[k].x, acc.y ^= x[k].y, acc.z ^= x[k].z, acc.w ^= x[k].w;
+      for (int k = 0; k < 4; ++k) acc.x ^= x[k].x, acc.y ^= x[k].y, acc.z ^= x[k].z, acc.w ^= x[k].w;
+    }
   }
   if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
 }
@@ -199,8 +220,20 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
   const std::size_t bytes = static_cast<std::size_t>(c.shape.elements()) * c.elem;
   DeviceBuffer a(bytes), b(bytes);
   const std::int64_t words = static_cast<std::int64_t>(bytes / 16);  // the streams' whole words
-  const std::int64_t row_words = c.shape.cols * c.elem / 16;
   const bool pieces = c.waves && (c.shape.cols * c.elem) % 512 == 0 && c.shape.rows % 128 == 0;
+  // The units' reads and writes (into b, not the matrix), by layout, piece and first byte.
+  auto run_pieces = [&](bool stacked, bool write, int piece, int first) {
+    return [&, stacked, write, piece, first] {
+      auto* m = static_cast<unsigned char*>(write ? b.get() : a.get());
+      auto* sink = static_cast<uint4*>(b.get());
+      const std::int64_t row_bytes = c.shape.cols * c.elem;
+      if (stacked && write) piece_units<true, true><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
+      if (stacked && !write) piece_units<true, false><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
+      if (!stacked && write) piece_units<false, true><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
+      if (!stacked && !write) piece_units<false, false><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
+      TLAB_CUDA_LAUNCHED();
+    };
+  };
   TLAB_CUDA(cudaMemset(a.get(), 1, bytes));
   const tlab::on_grid::Tiles* forced = c.forced ? &c.tiles : nullptr;
   auto flush_l2 = [&] { TLAB_CUDA(cudaMemsetAsync(flush.get(), 0, flush.bytes(), nullptr)); };
@@ -240,16 +273,14 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
          stream_read<8><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), words, static_cast<uint4*>(b.get()));
          TLAB_CUDA_LAUNCHED();
        }) : Timing{}},
-      {"pieces-stacked", pieces ? time(reps, flush_l2, [&] {
-         pieces_read<true><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), c.shape.rows, row_words,
-                                             static_cast<uint4*>(b.get()));
-         TLAB_CUDA_LAUNCHED();
-       }) : Timing{}},
-      {"pieces-side-by-side", pieces ? time(reps, flush_l2, [&] {
-         pieces_read<false><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), c.shape.rows, row_words,
-                                              static_cast<uint4*>(b.get()));
-         TLAB_CUDA_LAUNCHED();
-       }) : Timing{}},
+      {"pieces-stacked-512", pieces ? time(reps, flush_l2, run_pieces(true, false, 512, 0)) : Timing{}},
+      {"pieces-side-by-side-512", pieces ? time(reps, flush_l2, run_pieces(false, false, 512, 0)) : Timing{}},
+      {"pieces-stacked-480+7", pieces ? time(reps, flush_l2, run_pieces(true, false, 480, 7)) : Timing{}},
+      {"pieces-side-by-side-480+7", pieces ? time(reps, flush_l2, run_pieces(false, false, 480, 7)) : Timing{}},
+      {"pieces-write-stacked-512", pieces ? time(reps, flush_l2, run_pieces(true, true, 512, 0)) : Timing{}},
+      {"pieces-write-side-by-side-512", pieces ? time(reps, flush_l2, run_pieces(false, true, 512, 0)) : Timing{}},
+      {"pieces-write-stacked-480+7", pieces ? time(reps, flush_l2, run_pieces(true, true, 480, 7)) : Timing{}},
+      {"pieces-write-side-by-side-480+7", pieces ? time(reps, flush_l2, run_pieces(false, true, 480, 7)) : Timing{}},
       {"stream-read-in-waves", c.waves ? time(reps, flush_l2, [&] {
          launch_stream_in_waves<false>(a.get(), words, waves, b.get(), blocks);
        }) : Timing{}},
