@@ -1,0 +1,112 @@
+// Yardsticks for tlab-on-grid-probe's waves cases: the matrix's bytes moved by a grid of the
+// transpose's shape (blocks of 1024 threads, one an SM) with nothing of a tile's work, as a
+// plain stream, in units of a chosen piece, and cut into waves by grid barriers.
+#pragma once
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "tlab/gpu/launch.cuh"
+
+namespace {
+
+// For the waves cases: the matrix's bytes read (or written) once as a stream by a grid of the
+// transpose's shape (`blocks` blocks of 1024 threads, one an SM), each thread L aligned 16-byte
+// words in flight an iteration: what that grid can draw from the DRAM with nothing of a tile's
+// pattern, against which the waves' read and write phases are weighed. The reads fold into one
+// word a thread, stored only where it cannot be zero, so that they are not optimised away.
+template <int L>
+__global__ void __launch_bounds__(1024, 1) stream_read(const uint4* a, std::int64_t words, uint4* sink) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < words; i += L * stride) {
+    uint4 x[L];
+#pragma unroll
+    for (int u = 0; u < L; ++u) x[u] = i + u * stride < words ? a[i + u * stride] : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int u = 0; u < L; ++u) acc.x ^= x[u].x, acc.y ^= x[u].y, acc.z ^= x[u].z, acc.w ^= x[u].w;
+  }
+  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+}
+__global__ void __launch_bounds__(1024, 1) stream_write(uint4* a, std::int64_t words) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < words; i += stride)
+    a[i] = make_uint4(1, 2, 3, 4);
+}
+
+// The same stream in units of 128 rows by `piece` bytes from byte `first` of each row (a warp
+// 4 rows of one unit, a lane an aligned 16-byte word of each, one unit a block at a time):
+// `Stacked`, the units of one column strip go to consecutive blocks, so blocks work on different
+// rows at once, as in a cross's column band; else the units of one band of 128 rows do, so
+// blocks work on the same rows side by side, as in its row band. Reads load the aligned words
+// under each piece, its neighbours' bytes too, as the waves' read phase does; writes store the
+// whole words inside a piece and its edges' bytes one by one, as its write phase does. Rows of
+// a whole number of 16-byte words, pieces of at most 496 bytes past `first`'s offset in a word.
+template <bool Stacked, bool Write>
+__global__ void __launch_bounds__(1024, 1) piece_units(unsigned char* a, std::int64_t rows, std::int64_t row_bytes, int piece,
+                                                  int first, uint4* sink) {
+  const std::int64_t bands = rows / 128, strips = (row_bytes - first) / piece;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (std::int64_t u = blockIdx.x; u < bands * strips; u += gridDim.x) {
+    const std::int64_t band = Stacked ? u % bands : u / strips, strip = Stacked ? u / bands : u % strips;
+    const std::int64_t start = first + strip * piece;  // the piece's first byte in its row
+    const int off = static_cast<int>(start % 16), lo = 16 * lane - off;  // lane's word: bytes [lo, lo + 16) of the piece
+    if (lo >= piece) continue;
+    uint4 x[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      unsigned char* word = a + (band * 128 + warp * 4 + k) * row_bytes + start + lo;
+      if constexpr (Write) {
+        if (lo >= 0 && lo + 16 <= piece) {
+          *reinterpret_cast<uint4*>(word) = make_uint4(1, 2, 3, 4);
+        } else {
+          for (int b = 0; b < 16; ++b)
+            if (lo + b >= 0 && lo + b < piece) word[b] = 1;
+        }
+      } else {
+        x[k] = *reinterpret_cast<const uint4*>(word);
+      }
+    }
+    if constexpr (!Write) {
+#pragma unroll
+      for (int k = 0; k < 4; ++k) acc.x ^= x[k].x, acc.y ^= x[k].y, acc.z ^= x[k].z, acc.w ^= x[k].w;
+    }
+  }
+  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+}
+
+// The same streams cut into `waves` equal parts with a grid barrier after each, as the waves
+// transpose cuts its phases: what a phase's start and end cost when the bytes are the same.
+template <bool Write>
+__global__ void __launch_bounds__(1024, 1) stream_in_waves(uint4* a, std::int64_t words, int waves, uint4* sink) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const std::int64_t me = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  uint4 acc = make_uint4(0, 0, 0, 0);
+  for (int k = 0; k < waves; ++k) {
+    const std::int64_t lo = words * k / waves, hi = words * (k + 1) / waves;
+    for (std::int64_t i = lo + me; i < hi; i += 4 * stride) {
+      if constexpr (Write) {
+#pragma unroll
+        for (int u = 0; u < 4; ++u)
+          if (i + u * stride < hi) a[i + u * stride] = make_uint4(1, 2, 3, 4);
+      } else {
+        uint4 x[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) x[u] = i + u * stride < hi ? a[i + u * stride] : make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (int u = 0; u < 4; ++u) acc.x ^= x[u].x, acc.y ^= x[u].y, acc.z ^= x[u].z, acc.w ^= x[u].w;
+      }
+    }
+    cooperative_groups::this_grid().sync();
+  }
+  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+}
+template <bool Write> void launch_stream_in_waves(void* a, std::int64_t words, int waves, void* sink, int blocks) {
+  void* args[] = {&a, &words, &waves, &sink};
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(stream_in_waves<Write>), dim3(blocks), dim3(1024),
+                                        args, 0, nullptr));
+}
+
+}  // namespace
