@@ -2,8 +2,8 @@
 // checked without a GPU: every wave's tiles fit the blocks and their shared memory, lie in the
 // matrix and keep their sides; each wave's elements are closed under the transpose (so a
 // barrier between its reads and writes is all it needs); the waves together take every element
-// exactly once; and the schedule keeps the blocks busy with waves of about equal size. The GPU
-// tests check the transpose itself.
+// exactly once; each tile's transpose lands on the tiles tiles_under names; and the schedule
+// keeps the blocks busy with waves of about equal size. The GPU tests check the transpose itself.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -57,6 +57,20 @@ template <int S> std::vector<Wave> check_schedule(std::int64_t n, int blocks, st
         }
     }
     CHECK(tiles == tiles_in(n - w.s, w.b, w.h, w.w));
+    // The tiles each tile's transpose lands on, as tiles_under names them, against a search of
+    // every tile of the wave: the waits of gpu/word-inplace/waves-flags cover exactly those.
+    for (std::int64_t i = 0; tile_at(n, w.s, w.b, w.h, w.w, i, t); ++i) {
+      std::vector<std::int64_t> named, found;
+      tiles_under(n, w.s, w.b, w.h, w.w, t, [&](std::int64_t q) { named.push_back(q); });
+      Tile u;
+      for (std::int64_t q = 0; tile_at(n, w.s, w.b, w.h, w.w, q, u); ++q)
+        if (u.row < t.col + t.cols && t.col < u.row + u.rows && u.col < t.row + t.rows && t.row < u.col + u.cols)
+          found.push_back(q);
+      std::sort(named.begin(), named.end());
+      CAPTURE(i);
+      CHECK(std::adjacent_find(named.begin(), named.end()) == named.end());  // each once
+      CHECK(named == found);
+    }
     s += w.b;
   }
   CHECK(s == n);
