@@ -35,6 +35,15 @@ namespace {
 
 using grid_tile::kThreads;
 
+// Where tile t of `wave` lies in the n x n matrix at `a`, and its transpose, for read_tile and
+// write_tile: the aligned words they touch may reach any byte of the matrix, none past it.
+template <int S>
+__device__ __forceinline__ grid_tile::Place<std::int64_t> place_of(const waves::Wave& wave, const waves::Tile& t,
+                                                                   unsigned char* a, std::int64_t n) {
+  return {t.row * n + t.col, n, t.col * n + t.row, n, t.rows, t.cols, t.lower ? wave.pitch_w : wave.pitch_h,
+          static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16), a, a + n * n * S};
+}
+
 // Every block runs every wave (the barrier needs them all); a block past the wave's tiles only
 // waits. `table`: the waves (waves::schedule), in device memory. P: the phases that run (on-grid's
 // bit mask, kOnGridRead | kOnGridBarrier | kOnGridWrite: all three for the transpose), so that
@@ -43,14 +52,11 @@ template <int S, int P>
 __global__ void __launch_bounds__(kThreads, 1)
     square_in_waves(unsigned char* a, std::int64_t n, const waves::Wave* table, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const int skew = static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16);
-  const unsigned char* end = a + n * n * S;
   for (int k = 0; k < count; ++k) {
     const waves::Wave wave = table[k];
     waves::Tile t{0, 0, 0, 0, false};
     const bool mine = waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
-    const grid_tile::Place<std::int64_t> at{t.row * n + t.col, n, t.col * n + t.row, n, t.rows, t.cols,
-                                            t.lower ? wave.pitch_w : wave.pitch_h, skew, a, end};
+    const grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
     if constexpr ((P & kOnGridRead) != 0)
       if (mine) grid_tile::read_tile<S>(smem, a, at);
     if constexpr ((P & kOnGridBarrier) != 0)
@@ -59,6 +65,20 @@ __global__ void __launch_bounds__(kThreads, 1)
       if (mine) grid_tile::write_tile<S>(smem, a, at);
     __syncthreads();  // the tile is out before the next wave's lands in its place
   }
+}
+
+// waves-flags' one thread a block, after its tile's loads have returned: marks the tile read in
+// `done` (the wave's flags) and waits for the marks of the tiles its transpose lands on. Not
+// inlined: the tile's sides and the loops would take registers from the reads around it.
+__device__ __noinline__ void mark_and_wait(std::int64_t n, waves::Wave wave, unsigned* done, unsigned epoch) {
+  waves::Tile t{0, 0, 0, 0, false};
+  waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
+  __threadfence();
+  atomicExch(done + blockIdx.x, epoch);  // this tile may now be overwritten
+  waves::tiles_under(n, wave.s, wave.b, wave.h, wave.w, t, [&](std::int64_t q) {
+    while (*static_cast<volatile unsigned*>(done + q) != epoch) __nanosleep(100);
+  });
+  __threadfence();
 }
 
 // The same waves with no grid barrier (gpu/word-inplace/waves-flags, a trial: performance
@@ -72,25 +92,14 @@ __global__ void __launch_bounds__(kThreads, 1)
     square_in_waves_flagged(unsigned char* a, std::int64_t n, const waves::Wave* table, int count, unsigned* flags,
                             unsigned epoch) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const int skew = static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16);
-  const unsigned char* end = a + n * n * S;
   for (int k = 0; k < count; ++k) {
     const waves::Wave wave = table[k];
     waves::Tile t{0, 0, 0, 0, false};
     if (!waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t)) continue;
-    const grid_tile::Place<std::int64_t> at{t.row * n + t.col, n, t.col * n + t.row, n, t.rows, t.cols,
-                                            t.lower ? wave.pitch_w : wave.pitch_h, skew, a, end};
+    const grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
     grid_tile::read_tile<S>(smem, a, at);
     __syncthreads();  // every load of the tile has returned
-    unsigned* done = flags + static_cast<std::int64_t>(k) * gridDim.x;
-    if (threadIdx.x == 0) {
-      __threadfence();
-      atomicExch(done + blockIdx.x, epoch);  // this tile may now be overwritten
-      waves::tiles_under(n, wave.s, wave.b, wave.h, wave.w, t, [&](std::int64_t q) {
-        while (*static_cast<volatile unsigned*>(done + q) != epoch) __nanosleep(100);
-      });
-      __threadfence();
-    }
+    if (threadIdx.x == 0) mark_and_wait(n, table[k], flags + static_cast<std::int64_t>(k) * gridDim.x, epoch);
     __syncthreads();  // the tiles under this one's transpose are on chip in their blocks
     grid_tile::write_tile<S>(smem, a, at);
     __syncthreads();  // the tile is out before the next wave's lands in its place
