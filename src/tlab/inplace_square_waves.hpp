@@ -5,7 +5,8 @@
 // with band b, takes rows [s, s + b) from column s on (the row part, b x r with r = n - s) and
 // columns [s, s + b) from row s + b on (the column part, (r - b) x b). The transpose maps the
 // cross onto itself, and crosses of different waves share no element, so a wave needs a grid
-// barrier only between its own reads and writes: every block reads its tile of the cross into
+// barrier only between its own reads and writes (or, as gpu/word-inplace/waves-flags does, each
+// tile a wait for the tiles its transpose lands on, tiles_under): every block reads its tile of the cross into
 // shared memory, the grid waits, and every block writes its tile transposed. The next wave's
 // reads may start while other blocks still write this one: they touch other elements.
 //

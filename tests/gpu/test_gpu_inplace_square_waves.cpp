@@ -85,6 +85,8 @@ TEST_CASE("in place in waves without the barrier: two streams at once, each with
     bool inner = false;
     CHECK(tlab_test::transposed_within_guards(tlab::DType::f32, {301, 301}, 1, 64, 0x5A, [&](unsigned char* a) {
       inner = tlab_test::transposed_within_guards(tlab::DType::f32, {301, 301}, 3, 64, 0xC3, [&](unsigned char* b) {
+        // The inputs' copies from pageable memory may still be landing; the streams do not wait for them.
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
         tlab::gpu::transpose_square_in_waves_flagged(a, 301, 4, one, &bound);
         tlab::gpu::transpose_square_in_waves_flagged(b, 301, 4, same_stream ? one : two, &bound);
       });

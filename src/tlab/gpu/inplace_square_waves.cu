@@ -5,7 +5,9 @@
 // row pieces spans one more 128-byte line and is read and written element by element or as
 // shifted words (performance notes, section 9, "Contiguous elements at odd sides" to "Cut
 // tiles for the in-place squares off a word"). Here a block may read the words its neighbours
-// own, since nothing of a wave is written before the grid's barrier. (Its reads of the next
+// own, since nothing of a wave is written before the grid's barrier (in waves-flags, before the
+// tiles under a tile's transpose are read: bytes of the same wave next to a tile may then be
+// new, and are dropped as the next wave's are). (Its reads of the next
 // wave may also load words whose other bytes belong to the last wave's cross while other blocks
 // still write them: those bytes are dropped, and every write touches its own elements only; a
 // race on global memory that racecheck, which checks shared memory, does not look for, and
@@ -138,6 +140,9 @@ template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
     const std::size_t bytes = plan.size() * sizeof(waves::Wave);
     TLAB_CUDA(cudaMalloc(&d, bytes));
     TLAB_CUDA(cudaMemcpy(d, plan.data(), bytes, cudaMemcpyHostToDevice));
+    // A copy from pageable memory may return before it lands, and a launch on a non-blocking
+    // stream does not wait for it: once per schedule, wait here.
+    TLAB_CUDA(cudaDeviceSynchronize());
     int most = 0;  // the largest tile's shared memory
     for (const waves::Wave& w : plan) most = std::max<int>(most, static_cast<int>(waves::tile_pair_bytes<S>(w.h, w.w)));
     t = Table{static_cast<const waves::Wave*>(d), static_cast<int>(plan.size()), blocks, most};
@@ -169,21 +174,30 @@ void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* b
 
 // The flags of waves-flags: a word a tile of each wave, per schedule and stream (launches on
 // one stream run in turn; on two streams at once they must not share flags), and the epoch of
-// the last launch, so that no launch needs to clear them. Kept, as the schedules are.
+// the last launch, so that no launch needs to clear them. Kept, as the schedules are (a set per
+// stream that ever ran it). Streams by their ids, which are never reused and tell apart the
+// per-thread default streams that share one handle. Refused in a graph being captured: a
+// replay would launch with the epoch of the capture, which every flag already holds.
 struct Flags {
   unsigned* words = nullptr;
   unsigned epoch = 0;
 };
 unsigned* next_flags(const Table& t, cudaStream_t stream, unsigned& epoch) {
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  TLAB_CUDA(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone)
+    throw std::invalid_argument("in-place square transpose in waves without the barrier: not in a CUDA graph");
+  unsigned long long id = 0;
+  TLAB_CUDA(cudaStreamGetId(stream, &id));
   static std::mutex lock;
-  static std::map<std::tuple<const waves::Wave*, cudaStream_t>, Flags> kept;
+  static std::map<std::tuple<const waves::Wave*, unsigned long long>, Flags> kept;
   const std::lock_guard<std::mutex> hold(lock);
-  Flags& f = kept[std::make_tuple(t.waves, stream)];
+  Flags& f = kept[std::make_tuple(t.waves, id)];
   if (!f.words) {
     const std::size_t bytes = static_cast<std::size_t>(t.count) * static_cast<std::size_t>(t.blocks) * sizeof(unsigned);
     void* d = nullptr;
     TLAB_CUDA(cudaMalloc(&d, bytes));
-    TLAB_CUDA(cudaMemset(d, 0, bytes));
+    TLAB_CUDA(cudaMemsetAsync(d, 0, bytes, stream));  // in the stream's order, before its first launch
     f.words = static_cast<unsigned*>(d);
   }
   if (++f.epoch == 0) ++f.epoch;  // 0 is what the words hold before any launch
@@ -198,8 +212,12 @@ template <int S> void run_flagged(void* matrix, std::int64_t n, cudaStream_t str
     throw std::invalid_argument("in-place square transpose in waves: " + std::to_string(n) + "x" + std::to_string(n) +
                                 (bound ? " within the blocks and shared memory given" : "") +
                                 " does not fit this GPU's cooperative grid");
-  static unsigned long long allowed = 0;
-  grid_tile::cooperative_grid(square_in_waves_flagged<S>, allowed);
+  {
+    static std::mutex lock;
+    static unsigned long long allowed = 0;
+    const std::lock_guard<std::mutex> hold(lock);
+    grid_tile::cooperative_grid(square_in_waves_flagged<S>, allowed);
+  }
   auto* a = static_cast<unsigned char*>(matrix);
   const waves::Wave* table = t.waves;
   int count = t.count;
