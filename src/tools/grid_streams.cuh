@@ -11,28 +11,51 @@
 
 namespace {
 
+// Reads the words [lo, hi) of `a` that are a grid's stride apart from thread `me`'s, L in flight
+// a thread, folded into `acc`; keep() stores a fold only where it cannot be zero, so that the
+// reads are not optimised away.
+__device__ __forceinline__ void fold(uint4& acc, const uint4& x) { acc.x ^= x.x, acc.y ^= x.y, acc.z ^= x.z, acc.w ^= x.w; }
+__device__ __forceinline__ void keep(const uint4& acc, uint4* sink) {
+  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+}
+template <int L>
+__device__ __forceinline__ void read_range(const uint4* a, std::int64_t lo, std::int64_t hi, std::int64_t me,
+                                           std::int64_t stride, uint4& acc) {
+  for (std::int64_t i = lo + me; i < hi; i += L * stride) {
+    uint4 x[L];
+#pragma unroll
+    for (int u = 0; u < L; ++u) x[u] = i + u * stride < hi ? a[i + u * stride] : make_uint4(0, 0, 0, 0);
+#pragma unroll
+    for (int u = 0; u < L; ++u) fold(acc, x[u]);
+  }
+}
+// The same words written, L a thread an iteration.
+template <int L>
+__device__ __forceinline__ void write_range(uint4* a, std::int64_t lo, std::int64_t hi, std::int64_t me,
+                                            std::int64_t stride) {
+  for (std::int64_t i = lo + me; i < hi; i += L * stride) {
+#pragma unroll
+    for (int u = 0; u < L; ++u)
+      if (i + u * stride < hi) a[i + u * stride] = make_uint4(1, 2, 3, 4);
+  }
+}
+__device__ __forceinline__ std::int64_t grid_stride() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
+__device__ __forceinline__ std::int64_t grid_thread() {
+  return blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+}
+
 // For the waves cases: the matrix's bytes read (or written) once as a stream by a grid of the
 // transpose's shape (`blocks` blocks of 1024 threads, one an SM), each thread L aligned 16-byte
 // words in flight an iteration: what that grid can draw from the DRAM with nothing of a tile's
-// pattern, against which the waves' read and write phases are weighed. The reads fold into one
-// word a thread, stored only where it cannot be zero, so that they are not optimised away.
+// pattern, against which the waves' read and write phases are weighed.
 template <int L>
 __global__ void __launch_bounds__(1024, 1) stream_read(const uint4* a, std::int64_t words, uint4* sink) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   uint4 acc = make_uint4(0, 0, 0, 0);
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < words; i += L * stride) {
-    uint4 x[L];
-#pragma unroll
-    for (int u = 0; u < L; ++u) x[u] = i + u * stride < words ? a[i + u * stride] : make_uint4(0, 0, 0, 0);
-#pragma unroll
-    for (int u = 0; u < L; ++u) acc.x ^= x[u].x, acc.y ^= x[u].y, acc.z ^= x[u].z, acc.w ^= x[u].w;
-  }
-  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+  read_range<L>(a, 0, words, grid_thread(), grid_stride(), acc);
+  keep(acc, sink);
 }
 __global__ void __launch_bounds__(1024, 1) stream_write(uint4* a, std::int64_t words) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < words; i += stride)
-    a[i] = make_uint4(1, 2, 3, 4);
+  write_range<1>(a, 0, words, grid_thread(), grid_stride());
 }
 
 // The same stream in units of 128 rows by `piece` bytes from byte `first` of each row (a warp
@@ -71,37 +94,24 @@ __global__ void __launch_bounds__(1024, 1) piece_units(unsigned char* a, std::in
     }
     if constexpr (!Write) {
 #pragma unroll
-      for (int k = 0; k < 4; ++k) acc.x ^= x[k].x, acc.y ^= x[k].y, acc.z ^= x[k].z, acc.w ^= x[k].w;
+      for (int k = 0; k < 4; ++k) fold(acc, x[k]);
     }
   }
-  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+  keep(acc, sink);
 }
 
 // The same streams cut into `waves` equal parts with a grid barrier after each, as the waves
 // transpose cuts its phases: what a phase's start and end cost when the bytes are the same.
 template <bool Write>
 __global__ void __launch_bounds__(1024, 1) stream_in_waves(uint4* a, std::int64_t words, int waves, uint4* sink) {
-  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  const std::int64_t me = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   uint4 acc = make_uint4(0, 0, 0, 0);
   for (int k = 0; k < waves; ++k) {
     const std::int64_t lo = words * k / waves, hi = words * (k + 1) / waves;
-    for (std::int64_t i = lo + me; i < hi; i += 4 * stride) {
-      if constexpr (Write) {
-#pragma unroll
-        for (int u = 0; u < 4; ++u)
-          if (i + u * stride < hi) a[i + u * stride] = make_uint4(1, 2, 3, 4);
-      } else {
-        uint4 x[4];
-#pragma unroll
-        for (int u = 0; u < 4; ++u) x[u] = i + u * stride < hi ? a[i + u * stride] : make_uint4(0, 0, 0, 0);
-#pragma unroll
-        for (int u = 0; u < 4; ++u) acc.x ^= x[u].x, acc.y ^= x[u].y, acc.z ^= x[u].z, acc.w ^= x[u].w;
-      }
-    }
+    if constexpr (Write) write_range<4>(a, lo, hi, grid_thread(), grid_stride());
+    else read_range<4>(a, lo, hi, grid_thread(), grid_stride(), acc);
     cooperative_groups::this_grid().sync();
   }
-  if ((acc.x & acc.y & acc.z & acc.w) == 0xdeadbeefu) sink[threadIdx.x] = acc;
+  keep(acc, sink);
 }
 template <bool Write> void launch_stream_in_waves(void* a, std::int64_t words, int waves, void* sink, int blocks) {
   void* args[] = {&a, &words, &waves, &sink};

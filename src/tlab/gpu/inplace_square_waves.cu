@@ -151,22 +151,34 @@ template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
   return t;
 }
 
-template <int S, int P = kOnGridAll>
-void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
-  if (n <= 1) return;
+// table_for's schedule, or the reason there is none.
+template <int S> Table launchable_table(std::int64_t n, const SquareWaves* bound) {
   const Table t = table_for<S>(n, bound);
   if (t.count < 1)
     throw std::invalid_argument("in-place square transpose in waves: " + std::to_string(n) + "x" + std::to_string(n) +
                                 (bound ? " within the blocks and shared memory given" : "") +
                                 " does not fit this GPU's cooperative grid");
+  return t;
+}
+
+// The opt-in shared memory for a kernel other than the one table_for sets it for (the probe's
+// phases, waves-flags): once per device, under a lock of its own.
+template <auto Kernel> void allow_grid_smem() {
+  static std::mutex lock;
+  static unsigned long long allowed = 0;
+  const std::lock_guard<std::mutex> hold(lock);
+  grid_tile::cooperative_grid(Kernel, allowed);
+}
+
+template <int S, int P = kOnGridAll>
+void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
+  if (n <= 1) return;
+  const Table t = launchable_table<S>(n, bound);
   auto* a = static_cast<unsigned char*>(matrix);
   const waves::Wave* table = t.waves;
   int count = t.count;
   void* args[] = {&a, &n, &table, &count};
-  if constexpr (P != kOnGridAll) {  // the probe's kernels: as much shared memory as the transpose's
-    static unsigned long long allowed = 0;
-    grid_tile::cooperative_grid(square_in_waves<S, P>, allowed);
-  }
+  if constexpr (P != kOnGridAll) allow_grid_smem<square_in_waves<S, P>>();  // the probe's kernels
   TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P>), dim3(t.blocks),
                                         dim3(kThreads), args, static_cast<std::size_t>(t.smem), stream));
   TLAB_CUDA_LAUNCHED();
@@ -207,17 +219,8 @@ unsigned* next_flags(const Table& t, cudaStream_t stream, unsigned& epoch) {
 
 template <int S> void run_flagged(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
   if (n <= 1) return;
-  const Table t = table_for<S>(n, bound);
-  if (t.count < 1)
-    throw std::invalid_argument("in-place square transpose in waves: " + std::to_string(n) + "x" + std::to_string(n) +
-                                (bound ? " within the blocks and shared memory given" : "") +
-                                " does not fit this GPU's cooperative grid");
-  {
-    static std::mutex lock;
-    static unsigned long long allowed = 0;
-    const std::lock_guard<std::mutex> hold(lock);
-    grid_tile::cooperative_grid(square_in_waves_flagged<S>, allowed);
-  }
+  const Table t = launchable_table<S>(n, bound);
+  allow_grid_smem<square_in_waves_flagged<S>>();
   auto* a = static_cast<unsigned char*>(matrix);
   const waves::Wave* table = t.waves;
   int count = t.count;
