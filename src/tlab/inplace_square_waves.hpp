@@ -5,8 +5,7 @@
 // with band b, takes rows [s, s + b) from column s on (the row part, b x r with r = n - s) and
 // columns [s, s + b) from row s + b on (the column part, (r - b) x b). The transpose maps the
 // cross onto itself, and crosses of different waves share no element, so a wave needs a grid
-// barrier only between its own reads and writes (or, as gpu/word-inplace/waves-flags does, each
-// tile a wait for the tiles its transpose lands on, tiles_under): every block reads its tile of the cross into
+// barrier only between its own reads and writes: every block reads its tile of the cross into
 // shared memory, the grid waits, and every block writes its tile transposed. The next wave's
 // reads may start while other blocks still write this one: they touch other elements.
 //
@@ -55,24 +54,6 @@ TLAB_HD bool tile_at(std::int64_t n, std::int64_t s, std::int64_t b, int h, int 
   const std::int64_t i = index / bands, j = index % bands;
   t = Tile{s + b + i * w, s + j * h, static_cast<int>(least(w, below - i * w)), static_cast<int>(least(h, b - j * h)), true};
   return true;
-}
-
-// Calls f(index) once for each tile of the wave at s with band b whose elements the transpose
-// of tile t lands on: the tiles whose reads must be done before t is written back, where blocks
-// wait for those tiles instead of for the whole grid (gpu/word-inplace/waves-flags). The
-// transpose of t covers rows [t.col, t.col + t.cols) and columns [t.row, t.row + t.rows); its
-// rows within the band lie on the row part's tiles, the rest on the column part's, whose
-// columns are cut as the band's rows are (tiles h wide).
-template <class F>
-TLAB_HD void tiles_under(std::int64_t n, std::int64_t s, std::int64_t b, int h, int w, const Tile& t, F&& f) {
-  const std::int64_t r = n - s, across = up(r, w), bands = up(b, h), upper = bands * across;
-  const std::int64_t y0 = t.col - s, y1 = y0 + t.cols, x0 = t.row - s, x1 = x0 + t.rows;  // relative to (s, s)
-  if (y0 < b)  // the row part: tile rows of h, tile columns of w
-    for (std::int64_t i = y0 / h; i <= (least(y1, b) - 1) / h; ++i)
-      for (std::int64_t j = x0 / w; j <= (x1 - 1) / w; ++j) f(i * across + j);
-  if (y1 > b)  // the column part: tile rows of w from b, tile columns of h
-    for (std::int64_t i = ((y0 > b ? y0 : b) - b) / w; i <= (y1 - 1 - b) / w; ++i)
-      for (std::int64_t j = x0 / h; j <= (x1 - 1) / h; ++j) f(upper + i * bands + j);
 }
 
 // One wave: its start and band, its tiles' sides, and their pitches in shared memory

@@ -100,23 +100,27 @@ __global__ void __launch_bounds__(1024, 1) piece_units(unsigned char* a, std::in
   keep(acc, sink);
 }
 
-// The same streams cut into `waves` equal parts with a grid barrier after each, as the waves
+// The same streams cut into `waves` equal parts with a barrier after each, as the waves
 // transpose cuts its phases: what a phase's start and end cost when the bytes are the same.
-template <bool Write>
+// `Grid`: a grid barrier, as `waves` has; else only the block's, so that a block waits for its
+// own loads (and warps) and not for the other blocks: the barrier's part apart from the drain's.
+template <bool Write, bool Grid>
 __global__ void __launch_bounds__(1024, 1) stream_in_waves(uint4* a, std::int64_t words, int waves, uint4* sink) {
   uint4 acc = make_uint4(0, 0, 0, 0);
   for (int k = 0; k < waves; ++k) {
     const std::int64_t lo = words * k / waves, hi = words * (k + 1) / waves;
     if constexpr (Write) write_range<4>(a, lo, hi, grid_thread(), grid_stride());
     else read_range<4>(a, lo, hi, grid_thread(), grid_stride(), acc);
-    cooperative_groups::this_grid().sync();
+    if constexpr (Grid) cooperative_groups::this_grid().sync();
+    else __syncthreads();
   }
   keep(acc, sink);
 }
-template <bool Write> void launch_stream_in_waves(void* a, std::int64_t words, int waves, void* sink, int blocks) {
+template <bool Write, bool Grid = true>
+void launch_stream_in_waves(void* a, std::int64_t words, int waves, void* sink, int blocks) {
   void* args[] = {&a, &words, &waves, &sink};
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(stream_in_waves<Write>), dim3(blocks), dim3(1024),
-                                        args, 0, nullptr));
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(stream_in_waves<Write, Grid>), dim3(blocks),
+                                        dim3(1024), args, 0, nullptr));
 }
 
 }  // namespace

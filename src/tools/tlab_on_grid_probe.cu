@@ -9,7 +9,8 @@
 // the matrix's bytes read and written as streams by a grid of the same shape, and read in
 // 128-row units of 512 bytes, or of 480 bytes from byte 7, stacked down a column strip or side
 // by side along a band of rows, read and written,
-// and both streams cut into as many parts as the transpose has waves, a grid barrier after each.
+// and both streams cut into as many parts as the transpose has waves, a grid barrier after each
+// (or only the block's: "-block").
 //
 // Usage: tlab-on-grid-probe [ROWSxCOLS:BYTES[:HxW] | waves:N:BYTES ...]   (no case: experiment
 // 13's 1-byte rectangles, and smaller ones of 1 to 8 bytes)
@@ -188,6 +189,12 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
        }) : Timing{}},
       {"stream-write-in-waves", c.waves ? time(reps, flush_l2, [&] {
          launch_stream_in_waves<true>(b.get(), words, waves, b.get(), blocks);
+       }) : Timing{}},
+      {"stream-read-in-waves-block", c.waves ? time(reps, flush_l2, [&] {
+         launch_stream_in_waves<false, false>(a.get(), words, waves, b.get(), blocks);
+       }) : Timing{}},
+      {"stream-write-in-waves-block", c.waves ? time(reps, flush_l2, [&] {
+         launch_stream_in_waves<true, false>(b.get(), words, waves, b.get(), blocks);
        }) : Timing{}},
       {"stream-write", c.waves ? time(reps, flush_l2, [&] {
          stream_write<<<blocks, 1024>>>(static_cast<uint4*>(b.get()), words);

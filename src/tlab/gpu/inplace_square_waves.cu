@@ -5,9 +5,7 @@
 // row pieces spans one more 128-byte line and is read and written element by element or as
 // shifted words (performance notes, section 9, "Contiguous elements at odd sides" to "Cut
 // tiles for the in-place squares off a word"). Here a block may read the words its neighbours
-// own, since nothing of a wave is written before the grid's barrier (in waves-flags, before the
-// tiles under a tile's transpose are read: bytes of the same wave next to a tile may then be
-// new, and are dropped as the next wave's are). (Its reads of the next
+// own, since nothing of a wave is written before the grid's barrier. (Its reads of the next
 // wave may also load words whose other bytes belong to the last wave's cross while other blocks
 // still write them: those bytes are dropped, and every write touches its own elements only; a
 // race on global memory that racecheck, which checks shared memory, does not look for, and
@@ -69,45 +67,6 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-// waves-flags' one thread a block, after its tile's loads have returned: marks the tile read in
-// `done` (the wave's flags) and waits for the marks of the tiles its transpose lands on. Not
-// inlined: the tile's sides and the loops would take registers from the reads around it.
-__device__ __noinline__ void mark_and_wait(std::int64_t n, waves::Wave wave, unsigned* done, unsigned epoch) {
-  waves::Tile t{0, 0, 0, 0, false};
-  waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
-  __threadfence();
-  atomicExch(done + blockIdx.x, epoch);  // this tile may now be overwritten
-  waves::tiles_under(n, wave.s, wave.b, wave.h, wave.w, t, [&](std::int64_t q) {
-    while (*static_cast<volatile unsigned*>(done + q) != epoch) __nanosleep(100);
-  });
-  __threadfence();
-}
-
-// The same waves with no grid barrier (gpu/word-inplace/waves-flags, a trial: performance
-// notes, section 9, "Waves that wait for their neighbours only"): a block marks its tile read in
-// `flags` (one word a tile of each wave, `epoch` meaning done in this launch) and waits only for
-// the tiles its transpose lands on (waves::tiles_under) before it writes; then it goes on to
-// the next wave, whose reads may overlap other blocks' writes of this one. Every block is
-// resident (a cooperative launch) and no read waits for anything, so the waits end.
-template <int S>
-__global__ void __launch_bounds__(kThreads, 1)
-    square_in_waves_flagged(unsigned char* a, std::int64_t n, const waves::Wave* table, int count, unsigned* flags,
-                            unsigned epoch) {
-  extern __shared__ __align__(16) unsigned char smem[];
-  for (int k = 0; k < count; ++k) {
-    const waves::Wave wave = table[k];
-    waves::Tile t{0, 0, 0, 0, false};
-    if (!waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t)) continue;
-    const grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
-    grid_tile::read_tile<S>(smem, a, at);
-    __syncthreads();  // every load of the tile has returned
-    if (threadIdx.x == 0) mark_and_wait(n, table[k], flags + static_cast<std::int64_t>(k) * gridDim.x, epoch);
-    __syncthreads();  // the tiles under this one's transpose are on chip in their blocks
-    grid_tile::write_tile<S>(smem, a, at);
-    __syncthreads();  // the tile is out before the next wave's lands in its place
-  }
-}
-
 // A schedule in device memory, made once per device, side and bound and kept: a plan's
 // repeated calls would otherwise redo it between timed launches.
 struct Table {
@@ -162,7 +121,7 @@ template <int S> Table launchable_table(std::int64_t n, const SquareWaves* bound
 }
 
 // The opt-in shared memory for a kernel other than the one table_for sets it for (the probe's
-// phases, waves-flags): once per device, under a lock of its own.
+// phases): once per device, under a lock of its own.
 template <auto Kernel> void allow_grid_smem() {
   static std::mutex lock;
   static unsigned long long allowed = 0;
@@ -184,54 +143,6 @@ void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* b
   TLAB_CUDA_LAUNCHED();
 }
 
-// The flags of waves-flags: a word a tile of each wave, per schedule and stream (launches on
-// one stream run in turn; on two streams at once they must not share flags), and the epoch of
-// the last launch, so that no launch needs to clear them. Kept, as the schedules are (a set per
-// stream that ever ran it). Streams by their ids, which are never reused and tell apart the
-// per-thread default streams that share one handle. Refused in a graph being captured: a
-// replay would launch with the epoch of the capture, which every flag already holds.
-struct Flags {
-  unsigned* words = nullptr;
-  unsigned epoch = 0;
-};
-unsigned* next_flags(const Table& t, cudaStream_t stream, unsigned& epoch) {
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  TLAB_CUDA(cudaStreamIsCapturing(stream, &capture));
-  if (capture != cudaStreamCaptureStatusNone)
-    throw std::invalid_argument("in-place square transpose in waves without the barrier: not in a CUDA graph");
-  unsigned long long id = 0;
-  TLAB_CUDA(cudaStreamGetId(stream, &id));
-  static std::mutex lock;
-  static std::map<std::tuple<const waves::Wave*, unsigned long long>, Flags> kept;
-  const std::lock_guard<std::mutex> hold(lock);
-  Flags& f = kept[std::make_tuple(t.waves, id)];
-  if (!f.words) {
-    const std::size_t bytes = static_cast<std::size_t>(t.count) * static_cast<std::size_t>(t.blocks) * sizeof(unsigned);
-    void* d = nullptr;
-    TLAB_CUDA(cudaMalloc(&d, bytes));
-    TLAB_CUDA(cudaMemsetAsync(d, 0, bytes, stream));  // in the stream's order, before its first launch
-    f.words = static_cast<unsigned*>(d);
-  }
-  if (++f.epoch == 0) ++f.epoch;  // 0 is what the words hold before any launch
-  epoch = f.epoch;
-  return f.words;
-}
-
-template <int S> void run_flagged(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
-  if (n <= 1) return;
-  const Table t = launchable_table<S>(n, bound);
-  allow_grid_smem<square_in_waves_flagged<S>>();
-  auto* a = static_cast<unsigned char*>(matrix);
-  const waves::Wave* table = t.waves;
-  int count = t.count;
-  unsigned epoch = 0;
-  unsigned* flags = next_flags(t, stream, epoch);
-  void* args[] = {&a, &n, &table, &count, &flags, &epoch};
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves_flagged<S>), dim3(t.blocks),
-                                        dim3(kThreads), args, static_cast<std::size_t>(t.smem), stream));
-  TLAB_CUDA_LAUNCHED();
-}
-
 template <class F> auto by_size(int elem, F&& f) {
   switch (elem) {
     case 1: return f(std::integral_constant<int, 1>{});
@@ -248,11 +159,6 @@ template <class F> auto by_size(int elem, F&& f) {
 
 void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream, const SquareWaves* bound) {
   by_size(elem, [&](auto size) { run<decltype(size)::value>(matrix, n, stream, bound); });
-}
-
-void transpose_square_in_waves_flagged(void* matrix, std::int64_t n, int elem, cudaStream_t stream,
-                                       const SquareWaves* bound) {
-  by_size(elem, [&](auto size) { run_flagged<decltype(size)::value>(matrix, n, stream, bound); });
 }
 
 void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cudaStream_t stream) {
@@ -288,14 +194,6 @@ void register_gpu_inplace_square_waves(Registry& r) {
     transpose_square_in_waves(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
   });
   r.add(std::move(v));
-  Variant flagged = gpu_variant("gpu/word-inplace/waves-flags", "gpu-word-inplace", Placement::in_place, {},
-                                "waves without the grid barrier: a block waits only for the tiles its transpose lands on "
-                                "(trial)");
-  flagged.refuses_shape = r.find("gpu/word-inplace/waves")->refuses_shape;
-  flagged.kernels = instantiate_all([](auto tag, const Operands& op) {
-    transpose_square_in_waves_flagged(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
-  });
-  r.add(std::move(flagged));
 }
 
 }  // namespace tlab::gpu

@@ -25,11 +25,6 @@ SquareWaves square_waves_plan(std::int64_t n, int elem);
 void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream,
                                const SquareWaves* bound = nullptr);
 
-// The same transpose without the grid barrier: each block waits only for the tiles its
-// transpose lands on (a trial, gpu/word-inplace/waves-flags; not yet run on a GPU when written).
-void transpose_square_in_waves_flagged(void* matrix, std::int64_t n, int elem, cudaStream_t stream,
-                                       const SquareWaves* bound = nullptr);
-
 // For tlab-on-grid-probe: the same launch with only some of its phases (on-grid's bit mask,
 // inplace_on_grid.cuh: kOnGridRead, kOnGridBarrier, kOnGridWrite; with one left out the result
 // is not a transpose).

@@ -66,9 +66,8 @@ template <class Index> struct Place {
 
 // A warp's step of the reads: K rows, groups of R consecutive rows kWarps groups apart from
 // group g0 on, and of each row the aligned 16-byte words j + lane under the piece (bytes of the
-// neighbouring tiles too: nothing of theirs is written before the grid's barrier, or, in
-// waves-flags, what is may be read new or old and is dropped). `off`: where each
-// row's piece starts in its first word.
+// neighbouring tiles too: nothing of theirs is written before the grid's barrier). `off`: where
+// each row's piece starts in its first word.
 template <int S, int K, class Index>
 __device__ __forceinline__ void load_rows(uint4 (&x)[K], int (&off)[K], const unsigned char* a, const Place<Index>& at,
                                           int g0, int j) {
