@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "tlab/gpu/launch.cuh"
+#include "tlab/inplace_on_grid_tiles.hpp"
 
 namespace {
 
@@ -64,7 +65,7 @@ __global__ void __launch_bounds__(1024, 1) stream_write(uint4* a, std::int64_t w
 // rows at once, as in a cross's column band; else the units of one band of 128 rows do, so
 // blocks work on the same rows side by side, as in its row band. Reads load the aligned words
 // under each piece, its neighbours' bytes too, as the waves' read phase does; writes store the
-// whole words inside a piece and its edges' bytes one by one, as its write phase does. Rows of
+// whole words inside a piece and its edges' bytes, as its write phase does. Rows of
 // a whole number of 16-byte words, pieces of at most 496 bytes past `first`'s offset in a word.
 template <bool Stacked, bool Write>
 __global__ void __launch_bounds__(1024, 1) piece_units(unsigned char* a, std::int64_t rows, std::int64_t row_bytes, int piece,
@@ -76,21 +77,23 @@ __global__ void __launch_bounds__(1024, 1) piece_units(unsigned char* a, std::in
     const std::int64_t band = Stacked ? u % bands : u / strips, strip = Stacked ? u / bands : u % strips;
     const std::int64_t start = first + strip * piece;  // the piece's first byte in its row
     const int off = static_cast<int>(start % 16), lo = 16 * lane - off;  // lane's word: bytes [lo, lo + 16) of the piece
-    if (lo >= piece) continue;
     uint4 x[4];
+    if constexpr (Write) {
+      // As write_tile writes a piece: its whole words one a lane, then its head's and tail's
+      // bytes in one more store (lanes 0-15 the head, 16-31 the tail).
+      const tlab::on_grid::Piece p(off, piece);
+      const int e = lane < 16 ? lane : p.tail + lane - 16;
 #pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      unsigned char* word = a + (band * 128 + warp * 4 + k) * row_bytes + start + lo;
-      if constexpr (Write) {
-        if (lo >= 0 && lo + 16 <= piece) {
-          *reinterpret_cast<uint4*>(word) = make_uint4(1, 2, 3, 4);
-        } else {
-          for (int b = 0; b < 16; ++b)
-            if (lo + b >= 0 && lo + b < piece) word[b] = 1;
-        }
-      } else {
-        x[k] = *reinterpret_cast<const uint4*>(word);
+      for (int k = 0; k < 4; ++k) {
+        unsigned char* row = a + (band * 128 + warp * 4 + k) * row_bytes + start;
+        if (lane >= p.lo && lane < p.hi) *reinterpret_cast<uint4*>(row - off + 16 * lane) = make_uint4(1, 2, 3, 4);
+        if (lane < 16 ? e < p.head : e < piece) row[e] = 1;
       }
+    } else {
+      if (lo >= piece) continue;
+#pragma unroll
+      for (int k = 0; k < 4; ++k)
+        x[k] = *reinterpret_cast<const uint4*>(a + (band * 128 + warp * 4 + k) * row_bytes + start + lo);
     }
     if constexpr (!Write) {
 #pragma unroll
