@@ -59,45 +59,55 @@ __global__ void __launch_bounds__(1024, 1) stream_write(uint4* a, std::int64_t w
   write_range<1>(a, 0, words, grid_thread(), grid_stride());
 }
 
+// How piece_units moves its pieces: read; or written, either as write_tile writes a piece (its
+// whole words one a lane, then its head's and tail's bytes in one more store, lanes 0-15 the
+// head, 16-31 the tail), or widened to the whole 16-byte words or 32-byte sectors under it,
+// so that neighbouring pieces write the words (sectors) they share whole, both of them.
+enum PieceMode { kPieceRead, kPieceEdgeBytes, kPieceWholeWords, kPieceWholeSectors };
+
 // The same stream in units of 128 rows by `piece` bytes from byte `first` of each row (a warp
 // 4 rows of one unit, a lane an aligned 16-byte word of each, one unit a block at a time):
 // `Stacked`, the units of one column strip go to consecutive blocks, so blocks work on different
 // rows at once, as in a cross's column band; else the units of one band of 128 rows do, so
 // blocks work on the same rows side by side, as in its row band. Reads load the aligned words
-// under each piece, its neighbours' bytes too, as the waves' read phase does; writes store the
-// whole words inside a piece and its edges' bytes, as its write phase does. Rows of
-// a whole number of 16-byte words, pieces of at most 496 bytes past `first`'s offset in a word.
-template <bool Stacked, bool Write>
-__global__ void __launch_bounds__(1024, 1) piece_units(unsigned char* a, std::int64_t rows, std::int64_t row_bytes, int piece,
-                                                  int first, uint4* sink) {
+// under each piece, its neighbours' bytes too, as the waves' read phase does; writes as `M`
+// says. Rows of a whole number of 32-byte sectors, pieces of at most 480 bytes.
+template <bool Stacked, int M>
+__global__ void __launch_bounds__(1024, 1) piece_units(unsigned char* a, std::int64_t rows, std::int64_t row_bytes,
+                                                       int piece, int first, uint4* sink) {
   const std::int64_t bands = rows / 128, strips = (row_bytes - first) / piece;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   uint4 acc = make_uint4(0, 0, 0, 0);
   for (std::int64_t u = blockIdx.x; u < bands * strips; u += gridDim.x) {
     const std::int64_t band = Stacked ? u % bands : u / strips, strip = Stacked ? u / bands : u % strips;
     const std::int64_t start = first + strip * piece;  // the piece's first byte in its row
-    const int off = static_cast<int>(start % 16), lo = 16 * lane - off;  // lane's word: bytes [lo, lo + 16) of the piece
-    uint4 x[4];
-    if constexpr (Write) {
-      // As write_tile writes a piece: its whole words one a lane, then its head's and tail's
-      // bytes in one more store (lanes 0-15 the head, 16-31 the tail).
+    const int off = static_cast<int>(start % 16);
+    unsigned char* row0 = a + (band * 128 + warp * 4) * row_bytes + start;  // the warp's first row's piece
+    if constexpr (M == kPieceRead) {
+      const int lo = 16 * lane - off;  // lane's word: bytes [lo, lo + 16) of the piece
+      if (lo >= piece) continue;
+      uint4 x[4];
+#pragma unroll
+      for (int k = 0; k < 4; ++k) x[k] = *reinterpret_cast<const uint4*>(row0 + k * row_bytes + lo);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) fold(acc, x[k]);
+    } else if constexpr (M == kPieceEdgeBytes) {
       const tlab::on_grid::Piece p(off, piece);
       const int e = lane < 16 ? lane : p.tail + lane - 16;
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
-        unsigned char* row = a + (band * 128 + warp * 4 + k) * row_bytes + start;
+        unsigned char* row = row0 + k * row_bytes;
         if (lane >= p.lo && lane < p.hi) *reinterpret_cast<uint4*>(row - off + 16 * lane) = make_uint4(1, 2, 3, 4);
         if (lane < 16 ? e < p.head : e < piece) row[e] = 1;
       }
     } else {
-      if (lo >= piece) continue;
+      constexpr int unit = M == kPieceWholeWords ? 16 : 32;
+      const int lead = static_cast<int>(start % unit);  // from the unit's start to the piece's
+      const int words = (lead + piece + unit - 1) / unit * (unit / 16);
 #pragma unroll
       for (int k = 0; k < 4; ++k)
-        x[k] = *reinterpret_cast<const uint4*>(a + (band * 128 + warp * 4 + k) * row_bytes + start + lo);
-    }
-    if constexpr (!Write) {
-#pragma unroll
-      for (int k = 0; k < 4; ++k) fold(acc, x[k]);
+        for (int q = lane; q < words; q += 32)
+          *reinterpret_cast<uint4*>(row0 + k * row_bytes - lead + 16 * q) = make_uint4(1, 2, 3, 4);
     }
   }
   keep(acc, sink);

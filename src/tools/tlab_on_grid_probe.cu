@@ -8,7 +8,8 @@
 // transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch, and adds
 // the matrix's bytes read and written as streams by a grid of the same shape, and read in
 // 128-row units of 512 bytes, or of 480 bytes from byte 7, stacked down a column strip or side
-// by side along a band of rows, read and written,
+// by side along a band of rows, read and written (as the transpose writes a piece, or widened to
+// whole 16-byte words or 32-byte sectors, which neighbouring pieces then both write),
 // and both streams cut into as many parts as the transpose has waves, a grid barrier after each
 // (or only the block's: "-block").
 //
@@ -125,15 +126,22 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
   const std::int64_t words = static_cast<std::int64_t>(bytes / 16);  // the streams' whole words
   const bool pieces = c.waves && (c.shape.cols * c.elem) % 512 == 0 && c.shape.rows % 128 == 0;
   // The units' reads and writes (into b, not the matrix), by layout, piece and first byte.
-  auto run_pieces = [&](bool stacked, bool write, int piece, int first) {
-    return [&, stacked, write, piece, first] {
-      auto* m = static_cast<unsigned char*>(write ? b.get() : a.get());
+  auto run_pieces = [&](bool stacked, int mode, int piece, int first) {
+    return [&, stacked, mode, piece, first] {
+      auto* m = static_cast<unsigned char*>(mode != kPieceRead ? b.get() : a.get());
       auto* sink = static_cast<uint4*>(b.get());
       const std::int64_t row_bytes = c.shape.cols * c.elem;
-      if (stacked && write) piece_units<true, true><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
-      if (stacked && !write) piece_units<true, false><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
-      if (!stacked && write) piece_units<false, true><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
-      if (!stacked && !write) piece_units<false, false><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
+      auto go = [&](auto kernel) { kernel<<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink); };
+      switch (mode * 2 + stacked) {
+        case kPieceRead * 2: go(piece_units<false, kPieceRead>); break;
+        case kPieceRead * 2 + 1: go(piece_units<true, kPieceRead>); break;
+        case kPieceEdgeBytes * 2: go(piece_units<false, kPieceEdgeBytes>); break;
+        case kPieceEdgeBytes * 2 + 1: go(piece_units<true, kPieceEdgeBytes>); break;
+        case kPieceWholeWords * 2: go(piece_units<false, kPieceWholeWords>); break;
+        case kPieceWholeWords * 2 + 1: go(piece_units<true, kPieceWholeWords>); break;
+        case kPieceWholeSectors * 2: go(piece_units<false, kPieceWholeSectors>); break;
+        default: go(piece_units<true, kPieceWholeSectors>); break;
+      }
       TLAB_CUDA_LAUNCHED();
     };
   };
@@ -176,14 +184,20 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
          stream_read<8><<<blocks, 1024>>>(static_cast<const uint4*>(a.get()), words, static_cast<uint4*>(b.get()));
          TLAB_CUDA_LAUNCHED();
        }) : Timing{}},
-      {"pieces-stacked-512", pieces ? time(reps, flush_l2, run_pieces(true, false, 512, 0)) : Timing{}},
-      {"pieces-side-by-side-512", pieces ? time(reps, flush_l2, run_pieces(false, false, 512, 0)) : Timing{}},
-      {"pieces-stacked-480+7", pieces ? time(reps, flush_l2, run_pieces(true, false, 480, 7)) : Timing{}},
-      {"pieces-side-by-side-480+7", pieces ? time(reps, flush_l2, run_pieces(false, false, 480, 7)) : Timing{}},
-      {"pieces-write-stacked-512", pieces ? time(reps, flush_l2, run_pieces(true, true, 512, 0)) : Timing{}},
-      {"pieces-write-side-by-side-512", pieces ? time(reps, flush_l2, run_pieces(false, true, 512, 0)) : Timing{}},
-      {"pieces-write-stacked-480+7", pieces ? time(reps, flush_l2, run_pieces(true, true, 480, 7)) : Timing{}},
-      {"pieces-write-side-by-side-480+7", pieces ? time(reps, flush_l2, run_pieces(false, true, 480, 7)) : Timing{}},
+      {"pieces-stacked-512", pieces ? time(reps, flush_l2, run_pieces(true, kPieceRead, 512, 0)) : Timing{}},
+      {"pieces-side-by-side-512", pieces ? time(reps, flush_l2, run_pieces(false, kPieceRead, 512, 0)) : Timing{}},
+      {"pieces-stacked-480+7", pieces ? time(reps, flush_l2, run_pieces(true, kPieceRead, 480, 7)) : Timing{}},
+      {"pieces-side-by-side-480+7", pieces ? time(reps, flush_l2, run_pieces(false, kPieceRead, 480, 7)) : Timing{}},
+      {"pieces-write-stacked-512", pieces ? time(reps, flush_l2, run_pieces(true, kPieceEdgeBytes, 512, 0)) : Timing{}},
+      {"pieces-write-side-by-side-512", pieces ? time(reps, flush_l2, run_pieces(false, kPieceEdgeBytes, 512, 0)) : Timing{}},
+      {"pieces-write-stacked-480+7", pieces ? time(reps, flush_l2, run_pieces(true, kPieceEdgeBytes, 480, 7)) : Timing{}},
+      {"pieces-write-side-by-side-480+7", pieces ? time(reps, flush_l2, run_pieces(false, kPieceEdgeBytes, 480, 7)) : Timing{}},
+      {"pieces-words-stacked-480+7", pieces ? time(reps, flush_l2, run_pieces(true, kPieceWholeWords, 480, 7)) : Timing{}},
+      {"pieces-words-side-by-side-480+7", pieces ? time(reps, flush_l2, run_pieces(false, kPieceWholeWords, 480, 7)) : Timing{}},
+      {"pieces-sectors-stacked-480+7", pieces ? time(reps, flush_l2, run_pieces(true, kPieceWholeSectors, 480, 7)) : Timing{}},
+      {"pieces-sectors-side-by-side-480+7", pieces ? time(reps, flush_l2, run_pieces(false, kPieceWholeSectors, 480, 7)) : Timing{}},
+      {"pieces-write-stacked-421+5", pieces ? time(reps, flush_l2, run_pieces(true, kPieceEdgeBytes, 421, 5)) : Timing{}},
+      {"pieces-words-stacked-421+5", pieces ? time(reps, flush_l2, run_pieces(true, kPieceWholeWords, 421, 5)) : Timing{}},
       {"stream-read-in-waves", c.waves ? time(reps, flush_l2, [&] {
          launch_stream_in_waves<false>(a.get(), words, waves, b.get(), blocks);
        }) : Timing{}},
