@@ -27,6 +27,7 @@
 #include "tlab/gpu/inplace_square_waves.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/on_grid_tile.cuh"
+#include "tlab/gpu/sector_write.cuh"
 #include "tlab/inplace_on_grid_tiles.hpp"
 #include "tlab/inplace_square_waves.hpp"
 
@@ -47,8 +48,10 @@ __device__ __forceinline__ grid_tile::Place<std::int64_t> place_of(const waves::
 // Every block runs every wave (the barrier needs them all); a block past the wave's tiles only
 // waits. `table`: the waves (waves::schedule), in device memory. P: the phases that run (on-grid's
 // bit mask, kOnGridRead | kOnGridBarrier | kOnGridWrite: all three for the transpose), so that
-// tlab-on-grid-probe can time them apart.
-template <int S, int P>
+// tlab-on-grid-probe can time them apart. `Sectors` (gpu/word-inplace/waves-sectors): each
+// tile is read with up to sector_halo rows more above and below, where those rows hold elements
+// of the wave, and written back in whole sectors (sector_write.cuh).
+template <int S, int P, bool Sectors>
 __global__ void __launch_bounds__(kThreads, 1)
     square_in_waves(unsigned char* a, std::int64_t n, const waves::Wave* table, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -56,13 +59,36 @@ __global__ void __launch_bounds__(kThreads, 1)
     const waves::Wave wave = table[k];
     waves::Tile t{0, 0, 0, 0, false};
     const bool mine = waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
-    const grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
-    if constexpr ((P & kOnGridRead) != 0)
-      if (mine) grid_tile::read_tile<S>(smem, a, at);
-    if constexpr ((P & kOnGridBarrier) != 0)
-      cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
-    if constexpr ((P & kOnGridWrite) != 0)
-      if (mine) grid_tile::write_tile<S>(smem, a, at);
+    grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
+    if constexpr (!Sectors) {
+      if constexpr ((P & kOnGridRead) != 0)
+        if (mine) grid_tile::read_tile<S>(smem, a, at);
+      if constexpr ((P & kOnGridBarrier) != 0)
+        cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
+      if constexpr ((P & kOnGridWrite) != 0)
+        if (mine) grid_tile::write_tile<S>(smem, a, at);
+    } else {
+      // The column of rows [e0, e1) in shared memory; of them rows [r0, r1) read: those whose
+      // elements can be the wave's (min(row, col) in [s, s + b)), from a whole group of R rows.
+      constexpr int H = waves::sector_halo<S>(), R = on_grid::Columns<S>::R;
+      const std::int64_t s = wave.s, end = s + wave.b;
+      const std::int64_t e0 = t.row - H > 0 ? t.row - H : 0, e1 = t.row + t.rows + H < n ? t.row + t.rows + H : n;
+      std::int64_t r0 = e0 > s ? e0 : s, r1 = !t.lower && t.col >= end && e1 > end ? end : e1;
+      r0 = e0 + (r0 - e0) / R * R;
+      if (mine) {
+        at.in_first = r0 * n + t.col, at.h = static_cast<int>(r1 - r0);
+        grid_tile::read_tile<S>(smem + (r0 - e0) * S, a, at);
+      }
+      cooperative_groups::this_grid().sync();  // the wave's cross and halos are on chip: it may be overwritten
+      if (mine) {
+        at.out_first = t.col * n + e0, at.h = static_cast<int>(e1 - e0);
+        grid_tile::write_tile_sectors<S>(smem, a, at, static_cast<int>(t.row - e0), t.rows, t.col, e0,
+                                         [&](std::int64_t y, std::int64_t x) {
+                                           const std::int64_t m = y < x ? y : x;
+                                           return m >= s && m < end;
+                                         });
+      }
+    }
     __syncthreads();  // the tile is out before the next wave's lands in its place
   }
 }
@@ -75,12 +101,12 @@ struct Table {
 };
 
 // One lock for the kept tables and the kernel's shared-memory record (word::allow_smem).
-template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
+template <int S, bool Sectors> Table table_for(std::int64_t n, const SquareWaves* bound) {
   static std::mutex lock;
   static std::map<std::tuple<int, std::int64_t, int, std::int64_t>, Table> kept;
   static unsigned long long smem_allowed = 0;
   const std::lock_guard<std::mutex> hold(lock);
-  const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S, kOnGridAll>, smem_allowed);
+  const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S, kOnGridAll, Sectors>, smem_allowed);
   if (g.blocks < 1 || n < 1) return Table{};
   int blocks = g.blocks;
   std::int64_t smem = g.smem;
@@ -92,7 +118,8 @@ template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
   TLAB_CUDA(cudaGetDevice(&dev));
   const auto key = std::make_tuple(dev, n, blocks, smem);
   if (auto it = kept.find(key); it != kept.end()) return it->second;
-  const std::vector<waves::Wave> plan = waves::schedule<S>(n, blocks, smem);
+  constexpr int halo = Sectors ? waves::sector_halo<S>() : 0;
+  const std::vector<waves::Wave> plan = waves::schedule<S>(n, blocks, smem, halo);
   Table t;
   if (!plan.empty()) {
     void* d = nullptr;
@@ -103,7 +130,7 @@ template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
     // stream does not wait for it: once per schedule, wait here.
     TLAB_CUDA(cudaDeviceSynchronize());
     int most = 0;  // the largest tile's shared memory
-    for (const waves::Wave& w : plan) most = std::max<int>(most, static_cast<int>(waves::tile_pair_bytes<S>(w.h, w.w)));
+    for (const waves::Wave& w : plan) most = std::max<int>(most, static_cast<int>(waves::tile_pair_bytes<S>(w.h, w.w, halo)));
     t = Table{static_cast<const waves::Wave*>(d), static_cast<int>(plan.size()), blocks, most};
   }
   kept.emplace(key, t);
@@ -111,8 +138,8 @@ template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
 }
 
 // table_for's schedule, or the reason there is none.
-template <int S> Table launchable_table(std::int64_t n, const SquareWaves* bound) {
-  const Table t = table_for<S>(n, bound);
+template <int S, bool Sectors> Table launchable_table(std::int64_t n, const SquareWaves* bound) {
+  const Table t = table_for<S, Sectors>(n, bound);
   if (t.count < 1)
     throw std::invalid_argument("in-place square transpose in waves: " + std::to_string(n) + "x" + std::to_string(n) +
                                 (bound ? " within the blocks and shared memory given" : "") +
@@ -129,16 +156,16 @@ template <auto Kernel> void allow_grid_smem() {
   grid_tile::cooperative_grid(Kernel, allowed);
 }
 
-template <int S, int P = kOnGridAll>
+template <int S, int P = kOnGridAll, bool Sectors = false>
 void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
   if (n <= 1) return;
-  const Table t = launchable_table<S>(n, bound);
+  const Table t = launchable_table<S, Sectors>(n, bound);
   auto* a = static_cast<unsigned char*>(matrix);
   const waves::Wave* table = t.waves;
   int count = t.count;
   void* args[] = {&a, &n, &table, &count};
-  if constexpr (P != kOnGridAll) allow_grid_smem<square_in_waves<S, P>>();  // the probe's kernels
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P>), dim3(t.blocks),
+  if constexpr (P != kOnGridAll) allow_grid_smem<square_in_waves<S, P, Sectors>>();  // the probe's kernels
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P, Sectors>), dim3(t.blocks),
                                         dim3(kThreads), args, static_cast<std::size_t>(t.smem), stream));
   TLAB_CUDA_LAUNCHED();
 }
@@ -157,8 +184,13 @@ template <class F> auto by_size(int elem, F&& f) {
 
 }  // namespace
 
-void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream, const SquareWaves* bound) {
-  by_size(elem, [&](auto size) { run<decltype(size)::value>(matrix, n, stream, bound); });
+void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream, const SquareWaves* bound,
+                               WaveWrites writes) {
+  by_size(elem, [&](auto size) {
+    constexpr int S = decltype(size)::value;
+    if (writes == WaveWrites::sectors) run<S, kOnGridAll, true>(matrix, n, stream, bound);
+    else run<S>(matrix, n, stream, bound);
+  });
 }
 
 void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cudaStream_t stream) {
@@ -175,25 +207,34 @@ void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cud
   });
 }
 
-SquareWaves square_waves_plan(std::int64_t n, int elem) {
+SquareWaves square_waves_plan(std::int64_t n, int elem, WaveWrites writes) {
   return by_size(elem, [&](auto size) {
-    const Table t = table_for<decltype(size)::value>(n, nullptr);
+    constexpr int S = decltype(size)::value;
+    const Table t = writes == WaveWrites::sectors ? table_for<S, true>(n, nullptr) : table_for<S, false>(n, nullptr);
     return SquareWaves{t.count, t.blocks, t.smem};
   });
 }
 
 void register_gpu_inplace_square_waves(Registry& r) {
-  Variant v = gpu_variant("gpu/word-inplace/waves", "gpu-word-inplace", Placement::in_place, {},
-                          "n x n at any alignment: crosses of rows and columns read into the grid's shared memory, a grid "
-                          "barrier, written transposed; one barrier a wave");
-  v.refuses_shape = [](DType t, Shape s) {
-    return device_refusal([&] { return square_waves_plan(s.rows, static_cast<int>(dtype_size(t))).waves > 0; },
-                          "no cooperative launch on this GPU, or a side too long for its grid's shared memory");
-  };
-  v.kernels = instantiate_all([](auto tag, const Operands& op) {
-    transpose_square_in_waves(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
-  });
-  r.add(std::move(v));
+  for (const WaveWrites writes : {WaveWrites::pieces, WaveWrites::sectors}) {
+    const bool sectors = writes == WaveWrites::sectors;
+    Variant v = gpu_variant(sectors ? "gpu/word-inplace/waves-sectors" : "gpu/word-inplace/waves", "gpu-word-inplace",
+                            Placement::in_place, {},
+                            sectors ? "waves whose tiles are read with a halo of rows and written in whole 32-byte "
+                                      "sectors, none left to be completed by another block (trial)"
+                                    : "n x n at any alignment: crosses of rows and columns read into the grid's shared "
+                                      "memory, a grid barrier, written transposed; one barrier a wave");
+    v.refuses_shape = [writes](DType t, Shape s) {
+      return device_refusal(
+          [&] { return square_waves_plan(s.rows, static_cast<int>(dtype_size(t)), writes).waves > 0; },
+          "no cooperative launch on this GPU, or a side too long for its grid's shared memory");
+    };
+    v.kernels = instantiate_all([writes](auto tag, const Operands& op) {
+      transpose_square_in_waves(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op), nullptr,
+                                writes);
+    });
+    r.add(std::move(v));
+  }
 }
 
 }  // namespace tlab::gpu
