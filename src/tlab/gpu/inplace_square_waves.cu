@@ -82,11 +82,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       cooperative_groups::this_grid().sync();  // the wave's cross and halos are on chip: it may be overwritten
       if (mine) {
         at.out_first = t.col * n + e0, at.h = static_cast<int>(e1 - e0);
-        grid_tile::write_tile_sectors<S>(smem, a, at, static_cast<int>(t.row - e0), t.rows, t.col, e0,
-                                         [&](std::int64_t y, std::int64_t x) {
-                                           const std::int64_t m = y < x ? y : x;
-                                           return m >= s && m < end;
-                                         });
+        grid_tile::write_tile_sectors<S>(smem, a, at, static_cast<int>(t.row - e0), t.rows, t.col, e0, s, end);
       }
     }
     __syncthreads();  // the tile is out before the next wave's lands in its place
