@@ -45,6 +45,15 @@ __device__ __forceinline__ grid_tile::Place<std::int64_t> place_of(const waves::
           static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16), a, a + n * n * S};
 }
 
+// waves-sectors' write phase, not inlined: its edges' state would otherwise take registers
+// from the read phase's loads in flight.
+template <int S>
+__device__ __noinline__ void write_sectors(const unsigned char* tile, unsigned char* a, grid_tile::Place<std::int64_t> at,
+                                           int pre, int len, std::int64_t row0, std::int64_t col0, std::int64_t s,
+                                           std::int64_t end) {
+  grid_tile::write_tile_sectors<S>(tile, a, at, pre, len, row0, col0, s, end);
+}
+
 // Every block runs every wave (the barrier needs them all); a block past the wave's tiles only
 // waits. `table`: the waves (waves::schedule), in device memory. P: the phases that run (on-grid's
 // bit mask, kOnGridRead | kOnGridBarrier | kOnGridWrite: all three for the transpose), so that
@@ -82,7 +91,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       cooperative_groups::this_grid().sync();  // the wave's cross and halos are on chip: it may be overwritten
       if (mine) {
         at.out_first = t.col * n + e0, at.h = static_cast<int>(e1 - e0);
-        grid_tile::write_tile_sectors<S>(smem, a, at, static_cast<int>(t.row - e0), t.rows, t.col, e0, s, end);
+        write_sectors<S>(smem, a, at, static_cast<int>(t.row - e0), t.rows, t.col, e0, s, end);
       }
     }
     __syncthreads();  // the tile is out before the next wave's lands in its place
