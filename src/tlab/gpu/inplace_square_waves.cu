@@ -45,13 +45,44 @@ __device__ __forceinline__ grid_tile::Place<std::int64_t> place_of(const waves::
           static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16), a, a + n * n * S};
 }
 
-// waves-sectors' write phase, not inlined: its edges' state would otherwise take registers
-// from the read phase's loads in flight.
+// waves-sectors' tile t of `wave` in shared memory: the column of rows [e0, e1), its own rows
+// and up to sector_halo more above and below within the matrix.
+template <int S> struct Halo {
+  std::int64_t e0, e1;
+  __device__ Halo(const waves::Tile& t, std::int64_t n) {
+    constexpr int H = waves::sector_halo<S>();
+    e0 = t.row - H > 0 ? t.row - H : 0, e1 = t.row + t.rows + H < n ? t.row + t.rows + H : n;
+  }
+};
+
+// Of the halo's column, the rows whose elements can be the wave's (min(row, col) in the band),
+// from a whole group of R rows (Columns<S>::R rows share a word in shared memory).
 template <int S>
-__device__ __noinline__ void write_sectors(const unsigned char* tile, unsigned char* a, grid_tile::Place<std::int64_t> at,
-                                           int pre, int len, std::int64_t row0, std::int64_t col0, std::int64_t s,
-                                           std::int64_t end) {
-  grid_tile::write_tile_sectors<S>(tile, a, at, pre, len, row0, col0, s, end);
+__device__ __forceinline__ void read_with_halo(unsigned char* smem, const unsigned char* a, std::int64_t n,
+                                            const waves::Wave& wave, const waves::Tile& t) {
+  constexpr int R = on_grid::Columns<S>::R;
+  const Halo<S> h(t, n);
+  const std::int64_t s = wave.s, end = s + wave.b;
+  std::int64_t r0 = h.e0 > s ? h.e0 : s;
+  const std::int64_t r1 = !t.lower && t.col >= end && h.e1 > end ? end : h.e1;
+  r0 = h.e0 + (r0 - h.e0) / R * R;
+  grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, const_cast<unsigned char*>(a), n);
+  at.in_first = r0 * n + t.col, at.h = static_cast<int>(r1 - r0);
+  grid_tile::read_tile<S>(smem + (r0 - h.e0) * S, a, at);
+}
+
+// Its write, whole sectors (sector_write.cuh); the wave and tile read anew after the barrier.
+template <int S>
+__device__ __forceinline__ void write_with_halo(const unsigned char* smem, unsigned char* a, std::int64_t n,
+                                             const waves::Wave* wave_at) {
+  const waves::Wave wave = *wave_at;
+  waves::Tile t{0, 0, 0, 0, false};
+  waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
+  const Halo<S> h(t, n);
+  grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
+  at.out_first = t.col * n + h.e0, at.h = static_cast<int>(h.e1 - h.e0);
+  grid_tile::write_tile_sectors<S>(smem, a, at, static_cast<int>(t.row - h.e0), t.rows, t.col, h.e0, wave.s,
+                                   std::int64_t{wave.s} + wave.b);
 }
 
 // Every block runs every wave (the barrier needs them all); a block past the wave's tiles only
@@ -77,22 +108,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       if constexpr ((P & kOnGridWrite) != 0)
         if (mine) grid_tile::write_tile<S>(smem, a, at);
     } else {
-      // The column of rows [e0, e1) in shared memory; of them rows [r0, r1) read: those whose
-      // elements can be the wave's (min(row, col) in [s, s + b)), from a whole group of R rows.
-      constexpr int H = waves::sector_halo<S>(), R = on_grid::Columns<S>::R;
-      const std::int64_t s = wave.s, end = s + wave.b;
-      const std::int64_t e0 = t.row - H > 0 ? t.row - H : 0, e1 = t.row + t.rows + H < n ? t.row + t.rows + H : n;
-      std::int64_t r0 = e0 > s ? e0 : s, r1 = !t.lower && t.col >= end && e1 > end ? end : e1;
-      r0 = e0 + (r0 - e0) / R * R;
-      if (mine) {
-        at.in_first = r0 * n + t.col, at.h = static_cast<int>(r1 - r0);
-        grid_tile::read_tile<S>(smem + (r0 - e0) * S, a, at);
-      }
+      // Nothing of the read is kept across the barrier (each side recomputes the halo's rows
+      // from the wave), so that the read phase keeps its registers for its loads in flight.
+      if (mine) read_with_halo<S>(smem, a, n, wave, t);
       cooperative_groups::this_grid().sync();  // the wave's cross and halos are on chip: it may be overwritten
-      if (mine) {
-        at.out_first = t.col * n + e0, at.h = static_cast<int>(e1 - e0);
-        write_sectors<S>(smem, a, at, static_cast<int>(t.row - e0), t.rows, t.col, e0, s, end);
-      }
+      if (mine) write_with_halo<S>(smem, a, n, table + k);
     }
     __syncthreads();  // the tile is out before the next wave's lands in its place
   }

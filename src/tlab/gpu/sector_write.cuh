@@ -52,6 +52,47 @@ __device__ __forceinline__ uint4 merge_bytes(uint4 v, const uint4& old, int lo, 
   return v;
 }
 
+// write_tile_sectors' second pass: a lane a column, the words at a band's edges whose other
+// bytes are another wave's, the matrix's own. Not inlined: with the first pass's state its
+// loads in flight would spill.
+template <int S, class Index>
+__device__ __noinline__ void edge_words_of_other_waves(const unsigned char* tile, unsigned char* a, const Place<Index> at,
+                                                       int pre, int len, std::int64_t row0, std::int64_t col0,
+                                                       std::int64_t s, std::int64_t end) {
+  using C = on_grid::Columns<S>;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int c = warp + kWarps * lane; c < at.w; c += 32 * kWarps) {
+    const SectorPiece p = sector_piece<S>(a, at, c, pre, len, row0, col0, s, end);
+    if (p.w0 >= p.w1 || (p.w0 >= p.olo && p.w1 <= p.ohi)) continue;
+    const Index first = (at.out_first + c * at.out_pitch) * S;
+    const int col = C::base(c, at.pitch), shift = ((col - p.off) % 16 + 16) % 16;
+    unsigned char* out = a + first - p.off;
+    const int qlo = (p.w0 + p.off) / 16, qhi = (p.w1 + p.off) / 16;
+    // The first two words, then the last two (a word in both is written twice, the same), each
+    // pair's loads together.
+#pragma unroll
+    for (int end_ = 0; end_ < 2; ++end_) {
+      int q[2];
+      bool edge[2];
+      uint4 old[2];
+#pragma unroll
+      for (int k = 0; k < 2; ++k) {
+        q[k] = end_ == 0 ? qlo + k : qhi - 1 - k;
+        const int x0 = 16 * q[k] - p.off;
+        edge[k] = q[k] >= qlo && q[k] < qhi && (x0 < p.olo || x0 + 16 > p.ohi);
+        if (edge[k]) old[k] = *reinterpret_cast<const uint4*>(out + 16 * q[k]);
+      }
+#pragma unroll
+      for (int k = 0; k < 2; ++k)
+        if (edge[k]) {
+          const int x0 = 16 * q[k] - p.off, from = col + x0 - shift;
+          const uint4 v = bytes_at(lds128(tile + from), lds128(tile + from + 16), shift);
+          *reinterpret_cast<uint4*>(out + 16 * q[k]) = merge_bytes(v, old[k], p.olo - x0, p.ohi - x0);
+        }
+    }
+  }
+}
+
 // Writes the tile in `tile` transposed: column c of it (at.h elements, an extended column:
 // elements [pre, pre + len) are the tile's own, the others its halo) goes to output row
 // row0 + c from output column col0, at element at.out_first + c * at.out_pitch of the matrix;
@@ -86,32 +127,7 @@ __device__ __forceinline__ void write_tile_sectors(const unsigned char* tile, un
     const bool mine = p.w0 < p.w1 ? (lane < 16 ? e < p.w0 && e < p.p1 : e >= p.p0 && e < p.p1) : e < p.p1;
     if (mine) *reinterpret_cast<Elem*>(a + first + e) = *reinterpret_cast<const Elem*>(tile + col + e);
   }
-  // The words with another wave's bytes: up to two at each end of a column's widened piece.
-  for (int c = warp + kWarps * lane; c < at.w; c += 32 * kWarps) {
-    const SectorPiece p = sector_piece<S>(a, at, c, pre, len, row0, col0, s, end);
-    if (p.w0 >= p.w1 || (p.w0 >= p.olo && p.w1 <= p.ohi)) continue;
-    const Index first = (at.out_first + c * at.out_pitch) * S;
-    const int col = C::base(c, at.pitch), shift = ((col - p.off) % 16 + 16) % 16;
-    unsigned char* out = a + first - p.off;
-    const int qlo = (p.w0 + p.off) / 16, qhi = (p.w1 + p.off) / 16;
-    int q[4];
-    bool edge[4];
-    uint4 old[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {  // the first two words and the last two (a word twice is written twice, the same)
-      q[k] = k < 2 ? qlo + k : qhi - 1 - (k - 2);
-      const int x0 = 16 * q[k] - p.off;
-      edge[k] = q[k] >= qlo && q[k] < qhi && (x0 < p.olo || x0 + 16 > p.ohi);
-      if (edge[k]) old[k] = *reinterpret_cast<const uint4*>(out + 16 * q[k]);
-    }
-#pragma unroll
-    for (int k = 0; k < 4; ++k)
-      if (edge[k]) {
-        const int x0 = 16 * q[k] - p.off, from = col + x0 - shift;
-        const uint4 v = bytes_at(lds128(tile + from), lds128(tile + from + 16), shift);
-        *reinterpret_cast<uint4*>(out + 16 * q[k]) = merge_bytes(v, old[k], p.olo - x0, p.ohi - x0);
-      }
-  }
+  edge_words_of_other_waves<S>(tile, a, at, pre, len, row0, col0, s, end);
 }
 
 }  // namespace tlab::gpu::grid_tile
