@@ -16,14 +16,12 @@ namespace {
 
 // Walks the schedule of an n x n matrix of S-byte elements on `blocks` blocks of `smem` bytes,
 // marking each element with its wave and checking the properties above; returns the waves.
-// `halo`: the rows each tile holds past its own (waves-sectors), counted in its shared memory.
-template <int S> std::vector<Wave> check_schedule(std::int64_t n, int blocks, std::int64_t smem, int halo = 0) {
+template <int S> std::vector<Wave> check_schedule(std::int64_t n, int blocks, std::int64_t smem) {
   CAPTURE(S);
   CAPTURE(n);
   CAPTURE(blocks);
   CAPTURE(smem);
-  CAPTURE(halo);
-  const std::vector<Wave> plan = schedule<S>(n, blocks, smem, halo);
+  const std::vector<Wave> plan = schedule<S>(n, blocks, smem);
   REQUIRE_FALSE(plan.empty());
   std::vector<int> wave_of(static_cast<std::size_t>(n * n), 0);
   std::int64_t twice = 0, s = 0;
@@ -34,9 +32,9 @@ template <int S> std::vector<Wave> check_schedule(std::int64_t n, int blocks, st
     REQUIRE(w.b >= 1);
     REQUIRE(w.s + w.b <= n);
     CHECK(tiles_in(n - w.s, w.b, w.h, w.w) <= blocks);
-    CHECK(tile_pair_bytes<S>(w.h, w.w, halo) <= smem);
-    CHECK(w.pitch_h == tlab::on_grid::Columns<S>::pitch(w.h + 2 * halo));
-    CHECK(w.pitch_w == tlab::on_grid::Columns<S>::pitch(w.w + 2 * halo));
+    CHECK(tile_pair_bytes<S>(w.h, w.w) <= smem);
+    CHECK(w.pitch_h == tlab::on_grid::Columns<S>::pitch(w.h));
+    CHECK(w.pitch_w == tlab::on_grid::Columns<S>::pitch(w.w));
     std::int64_t tiles = 0;
     Tile t;
     for (std::int64_t i = 0; tile_at(n, w.s, w.b, w.h, w.w, i, t); ++i) {
@@ -95,23 +93,12 @@ TEST_CASE("in place in waves: the crosses cover the square once, each closed und
   CHECK(check_schedule<1>(106, 5, 816).size() >= 5);
   CHECK(check_schedule<16>(121, 3, 8192).size() > 10);
   CHECK(schedule<1>(100, 5, 8).empty());  // less than a 16-byte word a block
-  // With halos of sector_halo rows (waves-sectors): tiles and their halos within the shared
-  // memory, every element once; a halo costs memory, so no fewer waves than without.
-  CHECK(check_schedule<1>(300, 8, 16384, sector_halo<1>()).size() >= check_schedule<1>(300, 8, 16384).size());
-  CHECK(check_schedule<2>(301, 40, 2048, sector_halo<2>()).size() >= 3);
-  CHECK(check_schedule<4>(257, 12, 8192, sector_halo<4>()).size() >= 3);
-  CHECK(check_schedule<8>(129, 132, 4096, sector_halo<8>()).size() >= 1);
-  CHECK(check_schedule<16>(500, 17, 16384, sector_halo<16>()).size() > 10);
-  CHECK(check_schedule<1>(1001, 60, 8192, sector_halo<1>()).size() >= 5);
-  CHECK(schedule<1>(100, 5, 16, sector_halo<1>()).empty());  // not even one row and its halo
 }
 
 TEST_CASE("in place in waves: an H100's grid, every wave with most blocks busy and about the same share") {
   // 132 blocks of 226 KiB: 8191² bytes in about three waves, complex128 in some forty.
   for (std::int64_t n : {std::int64_t{4099}, std::int64_t{8191}, std::int64_t{8192}}) {
     const std::vector<Wave> w1 = schedule<1>(n, 132, 231424), w16 = schedule<16>(n, 132, 231424);
-    // waves-sectors' halos take a tenth or so of each tile's memory at these sides: about as many waves.
-    CHECK(schedule<1>(n, 132, 231424, sector_halo<1>()).size() <= w1.size() + 1 + w1.size() / 4);
     CAPTURE(n);
     REQUIRE_FALSE(w1.empty());
     REQUIRE_FALSE(w16.empty());

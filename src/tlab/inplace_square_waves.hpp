@@ -58,29 +58,23 @@ TLAB_HD bool tile_at(std::int64_t n, std::int64_t s, std::int64_t b, int h, int 
 
 // One wave: its start and band, its tiles' sides, and their pitches in shared memory
 // (on_grid::Columns<S>::pitch of h rows for the row part's tiles, of w rows for the column
-// part's, each with its halo's rows). Sides fit 32 bits: an n x n matrix in device memory has n < 2^31.
+// part's). Sides fit 32 bits: an n x n matrix in device memory has n < 2^31.
 struct Wave {
   int s, b, h, w, pitch_h, pitch_w;
 };
 
-// The shared memory of a tile of h x w and of one of w x h, whichever is more, each with
-// `halo` rows more above and below (the rows that gpu/word-inplace/waves-sectors reads past a
-// tile's own, so as to write whole sectors).
-template <int S> std::int64_t tile_pair_bytes(std::int64_t h, std::int64_t w, int halo = 0) {
-  const std::int64_t a = on_grid::tile_bytes<S>(h + 2 * halo, w), b = on_grid::tile_bytes<S>(w + 2 * halo, h);
+// The shared memory of a tile of h x w and of one of w x h, whichever is more.
+template <int S> std::int64_t tile_pair_bytes(std::int64_t h, std::int64_t w) {
+  const std::int64_t a = on_grid::tile_bytes<S>(h, w), b = on_grid::tile_bytes<S>(w, h);
   return a > b ? a : b;
 }
-
-// The halo rows of waves-sectors: the most elements a piece's first or last sector reaches past it.
-template <int S> constexpr int sector_halo() { return 32 / S - 1; }
 
 // The tiles of the wave with band b where r are left, on `blocks` blocks of `smem` bytes: of
 // the counts p of tile rows in the band (h = ceil(b / p)), with w the least that keeps the
 // tiles within `blocks` (then evened out over its count across), the pair whose largest tile
 // costs least, a tile's cost its bytes and 64 more a row piece (each piece starts and ends
 // inside a line). False where none fits.
-template <int S>
-bool tiles_for(std::int64_t r, std::int64_t b, int blocks, std::int64_t smem, int& h, int& w, int halo = 0) {
+template <int S> bool tiles_for(std::int64_t r, std::int64_t b, int blocks, std::int64_t smem, int& h, int& w) {
   double best = -1;
   for (std::int64_t p = 1; p <= least(b, blocks); ++p) {
     const std::int64_t hh = up(b, p);
@@ -91,8 +85,8 @@ bool tiles_for(std::int64_t r, std::int64_t b, int blocks, std::int64_t smem, in
     while (up(r, ww) + up(r - b, ww) > per) ++ww;
     // The same count across the row part, evened out, unless that adds one across the column part.
     if (const std::int64_t even = up(r, up(r, ww)); up(r, even) + up(r - b, even) <= per) ww = even;
-    if (tile_pair_bytes<S>(hh, ww, halo) > smem) continue;
-    const double cost = static_cast<double>(hh + 2 * halo) * ww * S + 64.0 * (hh + ww);
+    if (tile_pair_bytes<S>(hh, ww) > smem) continue;
+    const double cost = static_cast<double>(hh) * ww * S + 64.0 * (hh + ww);
     if (best < 0 || cost < best) {
       best = cost;
       h = static_cast<int>(hh), w = static_cast<int>(ww);
@@ -108,12 +102,9 @@ bool tiles_for(std::int64_t r, std::int64_t b, int blocks, std::int64_t smem, in
 // so each wave costs a few calls of tiles_for. Empty where a wave one row wide does not fit,
 // or where the waves would pass kMaxWaves.
 constexpr std::int64_t kMaxWaves = std::int64_t{1} << 16;
-// `halo`: rows each tile holds past its own above and below (pitches then of h + 2 halo and
-// w + 2 halo rows), which leave a square tile of side d about d / (d + 2 halo) of its memory.
-template <int S> std::vector<Wave> schedule(std::int64_t n, int blocks, std::int64_t smem, int halo = 0) {
-  if (n < 1 || n > 0x7fffffff || blocks < 1 || smem < 16 || halo < 0) return {};
-  const double side = std::sqrt(static_cast<double>(smem) / S), own = side / (side + 2.0 * halo);
-  const double share = 0.9 * own * static_cast<double>(blocks) * static_cast<double>(smem) / S;  // elements a wave, about
+template <int S> std::vector<Wave> schedule(std::int64_t n, int blocks, std::int64_t smem) {
+  if (n < 1 || n > 0x7fffffff || blocks < 1 || smem < 16) return {};
+  const double share = 0.9 * static_cast<double>(blocks) * static_cast<double>(smem) / S;  // elements a wave, about
   const double count = std::ceil(static_cast<double>(n) * static_cast<double>(n) / share);
   if (count > static_cast<double>(kMaxWaves)) return {};
   const std::int64_t W = std::max<std::int64_t>(1, static_cast<std::int64_t>(count));
@@ -127,13 +118,12 @@ template <int S> std::vector<Wave> schedule(std::int64_t n, int blocks, std::int
     while (k < W && target(k) <= s) ++k;  // targets a narrowed wave left behind
     std::int64_t b = target(k) - s;
     int h = 0, w = 0;
-    while (!tiles_for<S>(n - s, b, blocks, smem, h, w, halo)) {
+    while (!tiles_for<S>(n - s, b, blocks, smem, h, w)) {
       if (b == 1) return {};
       b = std::max<std::int64_t>(1, b * 3 / 4);
     }
-    waves.push_back(Wave{static_cast<int>(s), static_cast<int>(b), h, w,
-                         static_cast<int>(on_grid::Columns<S>::pitch(h + 2 * halo)),
-                         static_cast<int>(on_grid::Columns<S>::pitch(w + 2 * halo))});
+    waves.push_back(Wave{static_cast<int>(s), static_cast<int>(b), h, w, static_cast<int>(on_grid::Columns<S>::pitch(h)),
+                         static_cast<int>(on_grid::Columns<S>::pitch(w))});
     if (static_cast<std::int64_t>(waves.size()) > kMaxWaves) return {};
     s += b;
   }

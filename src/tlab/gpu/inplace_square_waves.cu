@@ -27,7 +27,6 @@
 #include "tlab/gpu/inplace_square_waves.cuh"
 #include "tlab/gpu/launch.cuh"
 #include "tlab/gpu/on_grid_tile.cuh"
-#include "tlab/gpu/sector_write.cuh"
 #include "tlab/inplace_on_grid_tiles.hpp"
 #include "tlab/inplace_square_waves.hpp"
 
@@ -45,53 +44,11 @@ __device__ __forceinline__ grid_tile::Place<std::int64_t> place_of(const waves::
           static_cast<int>(reinterpret_cast<std::uintptr_t>(a) % 16), a, a + n * n * S};
 }
 
-// waves-sectors' tile t of `wave` in shared memory: the column of rows [e0, e1), its own rows
-// and up to sector_halo more above and below within the matrix.
-template <int S> struct Halo {
-  std::int64_t e0, e1;
-  __device__ Halo(const waves::Tile& t, std::int64_t n) {
-    constexpr int H = waves::sector_halo<S>();
-    e0 = t.row - H > 0 ? t.row - H : 0, e1 = t.row + t.rows + H < n ? t.row + t.rows + H : n;
-  }
-};
-
-// Of the halo's column, the rows whose elements can be the wave's (min(row, col) in the band),
-// from a whole group of R rows (Columns<S>::R rows share a word in shared memory).
-template <int S>
-__device__ __forceinline__ void read_with_halo(unsigned char* smem, const unsigned char* a, std::int64_t n,
-                                            const waves::Wave& wave, const waves::Tile& t) {
-  constexpr int R = on_grid::Columns<S>::R;
-  const Halo<S> h(t, n);
-  const std::int64_t s = wave.s, end = s + wave.b;
-  std::int64_t r0 = h.e0 > s ? h.e0 : s;
-  const std::int64_t r1 = !t.lower && t.col >= end && h.e1 > end ? end : h.e1;
-  r0 = h.e0 + (r0 - h.e0) / R * R;
-  grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, const_cast<unsigned char*>(a), n);
-  at.in_first = r0 * n + t.col, at.h = static_cast<int>(r1 - r0);
-  grid_tile::read_tile<S>(smem + (r0 - h.e0) * S, a, at);
-}
-
-// Its write, whole sectors (sector_write.cuh); the wave and tile read anew after the barrier.
-template <int S>
-__device__ __forceinline__ void write_with_halo(const unsigned char* smem, unsigned char* a, std::int64_t n,
-                                             const waves::Wave* wave_at) {
-  const waves::Wave wave = *wave_at;
-  waves::Tile t{0, 0, 0, 0, false};
-  waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
-  const Halo<S> h(t, n);
-  grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
-  at.out_first = t.col * n + h.e0, at.h = static_cast<int>(h.e1 - h.e0);
-  grid_tile::write_tile_sectors<S>(smem, a, at, static_cast<int>(t.row - h.e0), t.rows, t.col, h.e0, wave.s,
-                                   std::int64_t{wave.s} + wave.b);
-}
-
 // Every block runs every wave (the barrier needs them all); a block past the wave's tiles only
 // waits. `table`: the waves (waves::schedule), in device memory. P: the phases that run (on-grid's
 // bit mask, kOnGridRead | kOnGridBarrier | kOnGridWrite: all three for the transpose), so that
-// tlab-on-grid-probe can time them apart. `Sectors` (gpu/word-inplace/waves-sectors): each
-// tile is read with up to sector_halo rows more above and below, where those rows hold elements
-// of the wave, and written back in whole sectors (sector_write.cuh).
-template <int S, int P, bool Sectors>
+// tlab-on-grid-probe can time them apart.
+template <int S, int P>
 __global__ void __launch_bounds__(kThreads, 1)
     square_in_waves(unsigned char* a, std::int64_t n, const waves::Wave* table, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
@@ -99,21 +56,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     const waves::Wave wave = table[k];
     waves::Tile t{0, 0, 0, 0, false};
     const bool mine = waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
-    grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
-    if constexpr (!Sectors) {
-      if constexpr ((P & kOnGridRead) != 0)
-        if (mine) grid_tile::read_tile<S>(smem, a, at);
-      if constexpr ((P & kOnGridBarrier) != 0)
-        cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
-      if constexpr ((P & kOnGridWrite) != 0)
-        if (mine) grid_tile::write_tile<S>(smem, a, at);
-    } else {
-      // Nothing of the read is kept across the barrier (each side recomputes the halo's rows
-      // from the wave), so that the read phase keeps its registers for its loads in flight.
-      if (mine) read_with_halo<S>(smem, a, n, wave, t);
-      cooperative_groups::this_grid().sync();  // the wave's cross and halos are on chip: it may be overwritten
-      if (mine) write_with_halo<S>(smem, a, n, table + k);
-    }
+    const grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
+    if constexpr ((P & kOnGridRead) != 0)
+      if (mine) grid_tile::read_tile<S>(smem, a, at);
+    if constexpr ((P & kOnGridBarrier) != 0)
+      cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
+    if constexpr ((P & kOnGridWrite) != 0)
+      if (mine) grid_tile::write_tile<S>(smem, a, at);
     __syncthreads();  // the tile is out before the next wave's lands in its place
   }
 }
@@ -126,12 +75,12 @@ struct Table {
 };
 
 // One lock for the kept tables and the kernel's shared-memory record (word::allow_smem).
-template <int S, bool Sectors> Table table_for(std::int64_t n, const SquareWaves* bound) {
+template <int S> Table table_for(std::int64_t n, const SquareWaves* bound) {
   static std::mutex lock;
   static std::map<std::tuple<int, std::int64_t, int, std::int64_t>, Table> kept;
   static unsigned long long smem_allowed = 0;
   const std::lock_guard<std::mutex> hold(lock);
-  const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S, kOnGridAll, Sectors>, smem_allowed);
+  const grid_tile::Grid g = grid_tile::cooperative_grid(square_in_waves<S, kOnGridAll>, smem_allowed);
   if (g.blocks < 1 || n < 1) return Table{};
   int blocks = g.blocks;
   std::int64_t smem = g.smem;
@@ -143,8 +92,7 @@ template <int S, bool Sectors> Table table_for(std::int64_t n, const SquareWaves
   TLAB_CUDA(cudaGetDevice(&dev));
   const auto key = std::make_tuple(dev, n, blocks, smem);
   if (auto it = kept.find(key); it != kept.end()) return it->second;
-  constexpr int halo = Sectors ? waves::sector_halo<S>() : 0;
-  const std::vector<waves::Wave> plan = waves::schedule<S>(n, blocks, smem, halo);
+  const std::vector<waves::Wave> plan = waves::schedule<S>(n, blocks, smem);
   Table t;
   if (!plan.empty()) {
     void* d = nullptr;
@@ -155,7 +103,7 @@ template <int S, bool Sectors> Table table_for(std::int64_t n, const SquareWaves
     // stream does not wait for it: once per schedule, wait here.
     TLAB_CUDA(cudaDeviceSynchronize());
     int most = 0;  // the largest tile's shared memory
-    for (const waves::Wave& w : plan) most = std::max<int>(most, static_cast<int>(waves::tile_pair_bytes<S>(w.h, w.w, halo)));
+    for (const waves::Wave& w : plan) most = std::max<int>(most, static_cast<int>(waves::tile_pair_bytes<S>(w.h, w.w)));
     t = Table{static_cast<const waves::Wave*>(d), static_cast<int>(plan.size()), blocks, most};
   }
   kept.emplace(key, t);
@@ -163,8 +111,8 @@ template <int S, bool Sectors> Table table_for(std::int64_t n, const SquareWaves
 }
 
 // table_for's schedule, or the reason there is none.
-template <int S, bool Sectors> Table launchable_table(std::int64_t n, const SquareWaves* bound) {
-  const Table t = table_for<S, Sectors>(n, bound);
+template <int S> Table launchable_table(std::int64_t n, const SquareWaves* bound) {
+  const Table t = table_for<S>(n, bound);
   if (t.count < 1)
     throw std::invalid_argument("in-place square transpose in waves: " + std::to_string(n) + "x" + std::to_string(n) +
                                 (bound ? " within the blocks and shared memory given" : "") +
@@ -181,16 +129,16 @@ template <auto Kernel> void allow_grid_smem() {
   grid_tile::cooperative_grid(Kernel, allowed);
 }
 
-template <int S, int P = kOnGridAll, bool Sectors = false>
+template <int S, int P = kOnGridAll>
 void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* bound) {
   if (n <= 1) return;
-  const Table t = launchable_table<S, Sectors>(n, bound);
+  const Table t = launchable_table<S>(n, bound);
   auto* a = static_cast<unsigned char*>(matrix);
   const waves::Wave* table = t.waves;
   int count = t.count;
   void* args[] = {&a, &n, &table, &count};
-  if constexpr (P != kOnGridAll) allow_grid_smem<square_in_waves<S, P, Sectors>>();  // the probe's kernels
-  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P, Sectors>), dim3(t.blocks),
+  if constexpr (P != kOnGridAll) allow_grid_smem<square_in_waves<S, P>>();  // the probe's kernels
+  TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P>), dim3(t.blocks),
                                         dim3(kThreads), args, static_cast<std::size_t>(t.smem), stream));
   TLAB_CUDA_LAUNCHED();
 }
@@ -209,13 +157,8 @@ template <class F> auto by_size(int elem, F&& f) {
 
 }  // namespace
 
-void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream, const SquareWaves* bound,
-                               WaveWrites writes) {
-  by_size(elem, [&](auto size) {
-    constexpr int S = decltype(size)::value;
-    if (writes == WaveWrites::sectors) run<S, kOnGridAll, true>(matrix, n, stream, bound);
-    else run<S>(matrix, n, stream, bound);
-  });
+void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream, const SquareWaves* bound) {
+  by_size(elem, [&](auto size) { run<decltype(size)::value>(matrix, n, stream, bound); });
 }
 
 void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cudaStream_t stream) {
@@ -232,34 +175,25 @@ void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cud
   });
 }
 
-SquareWaves square_waves_plan(std::int64_t n, int elem, WaveWrites writes) {
+SquareWaves square_waves_plan(std::int64_t n, int elem) {
   return by_size(elem, [&](auto size) {
-    constexpr int S = decltype(size)::value;
-    const Table t = writes == WaveWrites::sectors ? table_for<S, true>(n, nullptr) : table_for<S, false>(n, nullptr);
+    const Table t = table_for<decltype(size)::value>(n, nullptr);
     return SquareWaves{t.count, t.blocks, t.smem};
   });
 }
 
 void register_gpu_inplace_square_waves(Registry& r) {
-  for (const WaveWrites writes : {WaveWrites::pieces, WaveWrites::sectors}) {
-    const bool sectors = writes == WaveWrites::sectors;
-    Variant v = gpu_variant(sectors ? "gpu/word-inplace/waves-sectors" : "gpu/word-inplace/waves", "gpu-word-inplace",
-                            Placement::in_place, {},
-                            sectors ? "waves whose tiles are read with a halo of rows and written in whole 32-byte "
-                                      "sectors, none left to be completed by another block (trial)"
-                                    : "n x n at any alignment: crosses of rows and columns read into the grid's shared "
-                                      "memory, a grid barrier, written transposed; one barrier a wave");
-    v.refuses_shape = [writes](DType t, Shape s) {
-      return device_refusal(
-          [&] { return square_waves_plan(s.rows, static_cast<int>(dtype_size(t)), writes).waves > 0; },
-          "no cooperative launch on this GPU, or a side too long for its grid's shared memory");
-    };
-    v.kernels = instantiate_all([writes](auto tag, const Operands& op) {
-      transpose_square_in_waves(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op), nullptr,
-                                writes);
-    });
-    r.add(std::move(v));
-  }
+  Variant v = gpu_variant("gpu/word-inplace/waves", "gpu-word-inplace", Placement::in_place, {},
+                          "n x n at any alignment: crosses of rows and columns read into the grid's shared memory, a grid "
+                          "barrier, written transposed; one barrier a wave");
+  v.refuses_shape = [](DType t, Shape s) {
+    return device_refusal([&] { return square_waves_plan(s.rows, static_cast<int>(dtype_size(t))).waves > 0; },
+                          "no cooperative launch on this GPU, or a side too long for its grid's shared memory");
+  };
+  v.kernels = instantiate_all([](auto tag, const Operands& op) {
+    transpose_square_in_waves(op.out, op.shape.rows, static_cast<int>(sizeof(decltype(tag))), stream_of(op));
+  });
+  r.add(std::move(v));
 }
 
 }  // namespace tlab::gpu

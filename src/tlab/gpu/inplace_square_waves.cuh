@@ -16,19 +16,14 @@ struct SquareWaves {
   std::int64_t smem = 0;
 };
 
-// How a tile is written back: pieces cut at its own elements (gpu/word-inplace/waves), or
-// widened to whole 32-byte sectors from a halo of rows read past the tile
-// (gpu/word-inplace/waves-sectors, sector_write.cuh).
-enum class WaveWrites { pieces, sectors };
-
 // The launch the transpose of n x n with `elem`-byte elements takes on the current device.
-SquareWaves square_waves_plan(std::int64_t n, int elem, WaveWrites writes = WaveWrites::pieces);
+SquareWaves square_waves_plan(std::int64_t n, int elem);
 
 // Transposes the n x n matrix at `matrix` (device memory, any address that is a multiple of the
 // element size) in place on `stream`; throws std::invalid_argument where the device cannot.
 // `bound`: fewer blocks and less shared memory than the device's.
 void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStream_t stream,
-                               const SquareWaves* bound = nullptr, WaveWrites writes = WaveWrites::pieces);
+                               const SquareWaves* bound = nullptr);
 
 // For tlab-on-grid-probe: the same launch with only some of its phases (on-grid's bit mask,
 // inplace_on_grid.cuh: kOnGridRead, kOnGridBarrier, kOnGridWrite; with one left out the result
