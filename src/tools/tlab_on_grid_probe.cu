@@ -5,7 +5,9 @@
 // the whole transpose once more without the flush (the matrix left in L2 by the run before);
 // and memcpy of the same bytes, in the same run. Tiles are the chooser's unless a case names them,
 // so that other tile shapes can be weighed against it. A case "waves:N:BYTES" times the square
-// transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch, and adds
+// transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch, and with
+// its pieces written widened to whole sectors (not a transpose: what its writes would cost
+// without a sector written in parts), and adds
 // the matrix's bytes read and written as streams by a grid of the same shape, and read in
 // 128-row units of 512 bytes, or of 480 bytes from byte 7, stacked down a column strip or side
 // by side along a band of rows, read and written (as the transpose writes a piece, or widened to
@@ -172,6 +174,10 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
       {"transpose", time(reps, flush_l2, phases(tlab::gpu::kOnGridAll))},
       {"read-and-barrier", time(reps, flush_l2, phases(tlab::gpu::kOnGridRead | tlab::gpu::kOnGridBarrier))},
       {"barrier-and-write", time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier | tlab::gpu::kOnGridWrite))},
+      {"barrier-and-wide-write", c.waves ? time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier | tlab::gpu::kWavesWideWrite))
+                                         : Timing{}},
+      {"transpose-wide-write", c.waves ? time(reps, flush_l2, phases(tlab::gpu::kOnGridAll | tlab::gpu::kWavesWideWrite))
+                                       : Timing{}},
       {"barrier", time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier))},
       {"launch", time(reps, flush_l2, phases(0))},
       {"plain-launch", c.waves ? Timing{} : time(reps, flush_l2, phases(tlab::gpu::kOnGridPlainLaunch))},

@@ -27,7 +27,10 @@ void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStrea
 
 // For tlab-on-grid-probe: the same launch with only some of its phases (on-grid's bit mask,
 // inplace_on_grid.cuh: kOnGridRead, kOnGridBarrier, kOnGridWrite; with one left out the result
-// is not a transpose).
+// is not a transpose), or with kWavesWideWrite for kOnGridWrite: every piece written widened to
+// the whole 32-byte sectors under it, the widened bytes whatever shared memory holds there (a
+// timing of the write phase without a sector written in parts, not a transpose).
+constexpr int kWavesWideWrite = 16;
 void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cudaStream_t stream);
 
 }  // namespace tlab::gpu
