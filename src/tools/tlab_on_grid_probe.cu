@@ -27,6 +27,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tlab/gpu/device_buffer.cuh"
@@ -133,16 +134,16 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
       auto* m = static_cast<unsigned char*>(mode != kPieceRead ? b.get() : a.get());
       auto* sink = static_cast<uint4*>(b.get());
       const std::int64_t row_bytes = c.shape.cols * c.elem;
-      auto go = [&](auto kernel) { kernel<<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink); };
-      switch (mode * 2 + stacked) {
-        case kPieceRead * 2: go(piece_units<false, kPieceRead>); break;
-        case kPieceRead * 2 + 1: go(piece_units<true, kPieceRead>); break;
-        case kPieceEdgeBytes * 2: go(piece_units<false, kPieceEdgeBytes>); break;
-        case kPieceEdgeBytes * 2 + 1: go(piece_units<true, kPieceEdgeBytes>); break;
-        case kPieceWholeWords * 2: go(piece_units<false, kPieceWholeWords>); break;
-        case kPieceWholeWords * 2 + 1: go(piece_units<true, kPieceWholeWords>); break;
-        case kPieceWholeSectors * 2: go(piece_units<false, kPieceWholeSectors>); break;
-        default: go(piece_units<true, kPieceWholeSectors>); break;
+      auto go = [&](auto m_) {
+        constexpr int M = decltype(m_)::value;
+        if (stacked) piece_units<true, M><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
+        else piece_units<false, M><<<blocks, 1024>>>(m, c.shape.rows, row_bytes, piece, first, sink);
+      };
+      switch (mode) {
+        case kPieceRead: go(std::integral_constant<int, kPieceRead>{}); break;
+        case kPieceEdgeBytes: go(std::integral_constant<int, kPieceEdgeBytes>{}); break;
+        case kPieceWholeWords: go(std::integral_constant<int, kPieceWholeWords>{}); break;
+        default: go(std::integral_constant<int, kPieceWholeSectors>{}); break;
       }
       TLAB_CUDA_LAUNCHED();
     };

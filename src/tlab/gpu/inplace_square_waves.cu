@@ -47,13 +47,15 @@ __device__ __forceinline__ grid_tile::Place<std::int64_t> place_of(const waves::
 // kWavesWideWrite's write phase, for the probe only: each output row's piece widened to the
 // 32-byte sectors under it (within the matrix's whole 16-byte words), its words shifted out of
 // shared memory as write_tile shifts them, the widened ones from wherever the column's offsets
-// reach (kept within the block's `smem` bytes). The bytes past the piece are wrong: a timing of
-// whole-sector writes at write_tile's cost a word, not a transpose.
+// reach (kept within the block's dynamic shared memory). The bytes past the piece are wrong: a
+// timing of whole-sector writes at write_tile's cost a word, not a transpose.
 template <int S>
 __device__ __forceinline__ void write_tile_widened(const unsigned char* tile, unsigned char* a,
-                                                   const grid_tile::Place<std::int64_t>& at, int smem) {
+                                                   const grid_tile::Place<std::int64_t>& at) {
   using C = on_grid::Columns<S>;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  unsigned smem = 0;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(smem));
   const std::uintptr_t lo = (reinterpret_cast<std::uintptr_t>(at.begin) + 15) / 16 * 16,
                        hi = reinterpret_cast<std::uintptr_t>(at.end) / 16 * 16;
   for (int c = warp; c < at.w; c += grid_tile::kWarps) {
@@ -63,7 +65,8 @@ __device__ __forceinline__ void write_tile_widened(const unsigned char* tile, un
     const int col = C::base(c, at.pitch), shift = static_cast<int>((col - p0 % 16 + 16) % 16);
     for (std::uintptr_t w = w0 + 16 * lane; w < w1; w += 16 * 32) {
       int from = col + static_cast<int>(static_cast<std::int64_t>(w) - static_cast<std::int64_t>(p0)) - shift;
-      from = from < 0 ? 0 : from > smem - 32 ? (smem - 32) / 16 * 16 : from;
+      const int last = (static_cast<int>(smem) - 32) / 16 * 16;
+      from = from < 0 ? 0 : from > last ? last : from;
       *reinterpret_cast<uint4*>(w) = bytes_at(grid_tile::lds128(tile + from), grid_tile::lds128(tile + from + 16), shift);
     }
   }
@@ -75,7 +78,7 @@ __device__ __forceinline__ void write_tile_widened(const unsigned char* tile, un
 // tlab-on-grid-probe can time them apart.
 template <int S, int P>
 __global__ void __launch_bounds__(kThreads, 1)
-    square_in_waves(unsigned char* a, std::int64_t n, const waves::Wave* table, int count, int smem_bytes) {
+    square_in_waves(unsigned char* a, std::int64_t n, const waves::Wave* table, int count) {
   extern __shared__ __align__(16) unsigned char smem[];
   for (int k = 0; k < count; ++k) {
     const waves::Wave wave = table[k];
@@ -89,7 +92,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     if constexpr ((P & kOnGridWrite) != 0 && (P & kWavesWideWrite) == 0)
       if (mine) grid_tile::write_tile<S>(smem, a, at);
     if constexpr ((P & kWavesWideWrite) != 0)
-      if (mine) write_tile_widened<S>(smem, a, at, smem_bytes);
+      if (mine) write_tile_widened<S>(smem, a, at);
     __syncthreads();  // the tile is out before the next wave's lands in its place
   }
 }
@@ -162,8 +165,8 @@ void run(void* matrix, std::int64_t n, cudaStream_t stream, const SquareWaves* b
   const Table t = launchable_table<S>(n, bound);
   auto* a = static_cast<unsigned char*>(matrix);
   const waves::Wave* table = t.waves;
-  int count = t.count, smem = t.smem;
-  void* args[] = {&a, &n, &table, &count, &smem};
+  int count = t.count;
+  void* args[] = {&a, &n, &table, &count};
   if constexpr (P != kOnGridAll) allow_grid_smem<square_in_waves<S, P>>();  // the probe's kernels
   TLAB_CUDA(cudaLaunchCooperativeKernel(reinterpret_cast<const void*>(square_in_waves<S, P>), dim3(t.blocks),
                                         dim3(kThreads), args, static_cast<std::size_t>(t.smem), stream));
