@@ -9,7 +9,8 @@
 # driver of the 580 series or newer, serves Turing (sm_75) and newer; Volta, Pascal and
 # older are not supported by CUDA 13). With an older driver pick a 12.x base, e.g.
 #   docker build --build-arg CUDA_VERSION=12.8.1 -t transpose-lab .
-# (CUDA 12.x: driver 525 or newer; nvcc 12 knows the default gpu_arch list '75;80;86;89;90').
+# (CUDA 12.x: driver 525 or newer; nvcc 12 knows the portable gpu_arch list '75;80;86;89;90',
+# which gpu_arch=auto takes here: the image is built without a GPU).
 # BASE replaces the whole base image; `make container-check` sets it to a plain Debian 12
 # base made locally (no nvcc: a CPU-only build) to build and test this file without a GPU.
 ARG CUDA_VERSION=13.0.0

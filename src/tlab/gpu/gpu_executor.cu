@@ -17,6 +17,11 @@
 #include "tlab/gpu/event_timer.cuh"
 #include "tlab/reference.hpp"
 
+// meson.build defines it: the architectures this build carries SASS for, and its PTX.
+#ifndef TLAB_GPU_ARCH
+#define TLAB_GPU_ARCH "unknown"
+#endif
+
 namespace tlab {
 namespace {
 
@@ -121,6 +126,7 @@ class GpuExecutor final : public Executor {
             {"gpu_peak_bandwidth_gbs", std::to_string(static_cast<long long>(peak_gbs + 0.5))},
             {"cuda_driver", ver(driver)},
             {"cuda_runtime", ver(runtime)},
+            {"gpu_arch_built", TLAB_GPU_ARCH},
             {"nvcc", std::to_string(__CUDACC_VER_MAJOR__) + "." + std::to_string(__CUDACC_VER_MINOR__) + "." +
                          std::to_string(__CUDACC_VER_BUILD__)}};
   }
