@@ -6,17 +6,8 @@
 #   tests/reference_reports.sh SOURCE_DIR        exit 0 pass, 1 fail, 77 no reference folder
 # check && pass || fail is safe here: pass only echoes.
 # shellcheck disable=SC2015
-set -uo pipefail
-[[ $# -eq 1 ]] || { echo "usage: $0 SOURCE_DIR" >&2; exit 1; }
-src=$(cd "$1" && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/reference-reports.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-export TMPDIR=$tmp REPORT_PDF=no
-unset REFERENCE REFERENCE_DIR ONLY_EXPERIMENTS
-
-failures=0
-fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
+# shellcheck source=tests/report_test_env.sh
+. "$(dirname "$0")/report_test_env.sh" reference-reports "$@"
 
 # The enclosing repository, with a commit of its own.
 outer=$tmp/outer

@@ -46,6 +46,9 @@ set terminal svg size 820,480 dynamic enhanced font "Helvetica,12" background "w
 set output outdir . "/15-distributed-transpose.svg"
 set title sprintf("float matrices in row blocks over %d GPUs: distributed transpose against the all-to-all", P) font ",13"
 set logscale xy 2
+# A run of one size (a quick run) would leave the x axis empty: give it an octave each side.
+stats csv using (strcol("dtype") eq "float" ? column("matrix_bytes") / 2**30 : NaN) nooutput
+if (STATS_max <= 1.01 * STATS_min) { set xrange [STATS_min / 2 : STATS_max * 2] }
 set grid xtics ytics lc rgb "#e5e5e5"
 set xlabel "matrix (GiB)"
 set ylabel "median time (ms), the slowest GPU"

@@ -38,7 +38,13 @@ build-report wraps each experiment's section in
   ::: {.experiment name=NN-name data-dir=ABS origin=results|reference}
 and passes metadata tlab-root, figures-dir, results-dir, this-host. This filter unwraps those
 divs. Anything that cannot be resolved is an error that names the file and the selector:
-a report must never show a blank where a number should be.
+a report must never show a blank where a number should be. One exception: a section whose
+data is a run of this report's results folder (not a committed reference) may lack rows the
+text quotes, because that run was narrowed (--quick, --sizes, --types, --variants) or skipped
+a configuration this machine cannot hold. There a csv-value or csv-table with no matching row
+reads "not measured", and a note under the section's data box counts them and
+says why. References stay strict: every one renders the whole report in the tests, so a
+selector that matches nothing there is an error in the text.
 ]]
 
 local stringify = pandoc.utils.stringify
@@ -392,6 +398,21 @@ end
 
 -- --------------------------------------------------------------------------------- elements
 
+-- Whether a lookup that matched no row may be marked instead of stopping the report; counts it.
+local function may_lack(ctx)
+  if not ctx or ctx.origin ~= "results" then return false end
+  ctx.lacking = (ctx.lacking or 0) + 1
+  return true
+end
+
+local NOT_MEASURED = "not measured"
+
+local function not_measured_span(a, class)
+  return pandoc.Span({pandoc.Emph{pandoc.Str(NOT_MEASURED)}},
+    pandoc.Attr("", {class, "not-measured"}, {{"data-csv-src", a.src}, {"data-csv-where", a.where or ""}}))
+end
+
+
 local function csv_value(el, ctx)
   local a = el.attributes
   local path, shown = resolve_src(a.src, ctx, "csv-value")
@@ -400,7 +421,9 @@ local function csv_value(el, ctx)
   if not a.value then fail("csv-value in %s: no value= column", msg) end
   local expr = a.value:match("^=(.+)$")
   if not expr then need_column(csv, a.value, msg) end
-  local rows = select_rows(csv, a.where)
+  local rows = matching_rows(csv, a.where)
+  if #rows == 0 and may_lack(ctx) then return not_measured_span(a, "csv-value") end
+  rows = select_rows(csv, a.where)
   if a.pick then rows = {apply_pick(csv, rows, a.pick, msg)[1]} end
   if #rows ~= 1 then
     fail("%s: %d rows match, a csv-value needs exactly one (narrow where= or add pick=)", msg, #rows)
@@ -541,6 +564,14 @@ local function csv_table(el, ctx)
   local path, shown = resolve_src(a.src, ctx, "csv-table")
   local csv = load_csv(path, shown)
   local msg = string.format('%s where="%s"', shown, a.where or "")
+  if #matching_rows(csv, a.where) == 0 and may_lack(ctx) then
+    -- The caption stays (its own values are counted already), the table reads as not measured.
+    local blocks = {}
+    for _, b in ipairs(el.content) do blocks[#blocks + 1] = b end
+    if a.caption then blocks[#blocks + 1] = pandoc.Para(markdown_inlines(a.caption)) end
+    blocks[#blocks + 1] = pandoc.Para{not_measured_span(a, "csv-table")}
+    return pandoc.Div(blocks, pandoc.Attr("", {"csv-table"}))
+  end
   local rows = apply_pick(csv, select_rows(csv, a.where), a.pick, msg)
   local headers, aligns, widths, body
   if a.columns then
@@ -576,6 +607,30 @@ end
 local function md_text(s) return (s:gsub("([\\`*_%[%]<>#$^~|])", "\\%1")) end
 
 local function md_blocks(text) return pandoc.read(text, "markdown").blocks end
+
+-- What a run's own results may lack (see the header): the options on its command line that
+-- narrow it, or "" where none does (configurations the program skipped on this machine).
+local NARROWING = {"--quick", "--sizes", "--types", "--variants"}
+local function narrowing_of(ctx)
+  local env = env_of(ctx.dir, ctx.name)
+  local cmd = " " .. ((env and env.command_line) or "") .. " "
+  local found = {}
+  for _, o in ipairs(NARROWING) do
+    if cmd:find(" " .. o .. " ", 1, true) then found[#found + 1] = md_code(o) end
+  end
+  return table.concat(found, ", ")
+end
+
+-- The note under the data box of a section whose run lacked rows its text quotes.
+local function lacking_note(ctx)
+  local why = narrowing_of(ctx)
+  why = why ~= "" and ("its command line narrows it (" .. why .. ")")
+    or "the program did not measure them on this machine (its log says why)"
+  local s = string.format("**Not measured in this run:** %d of the values and tables this section quotes " ..
+    "come from configurations this run does not hold, because %s; they read *%s*. The full run " ..
+    "(`make report` without `QUICK`) or a reference folder holds them all.", ctx.lacking, why, NOT_MEASURED)
+  return pandoc.Div(md_blocks(s), pandoc.Attr("", {"data-lacking"}))
+end
 
 -- What in a run's environment record makes its numbers suspect: a machine already busy
 -- when the run started, or a GPU whose clocks were held back (nvidia-smi's clock event
@@ -770,9 +825,21 @@ function Pandoc(doc)
     if b.t == "Div" and b.classes:includes("experiment") then
       flush()
       k = k + 1
-      local present = pandoc.walk_block(pandoc.Div(b.content), if_data_filter(experiments[k]))
-      for _, x in ipairs(pandoc.walk_block(present, filter_for(experiments[k])).content) do
+      local ctx = experiments[k]
+      local present = pandoc.walk_block(pandoc.Div(b.content), if_data_filter(ctx))
+      local blocks = pandoc.walk_block(present, filter_for(ctx)).content
+      -- The note goes under the data box (else under the section's heading, else first).
+      local note_at = nil
+      if ctx.lacking then
+        for i, x in ipairs(blocks) do
+          if x.t == "Div" and x.classes:includes("provenance") then note_at = i; break end
+          if not note_at and x.t == "Header" then note_at = i end
+        end
+      end
+      if ctx.lacking and not note_at then out[#out + 1] = lacking_note(ctx) end
+      for i, x in ipairs(blocks) do
         out[#out + 1] = x
+        if ctx.lacking and i == note_at then out[#out + 1] = lacking_note(ctx) end
       end
     else
       pending[#pending + 1] = b
