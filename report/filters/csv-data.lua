@@ -412,7 +412,6 @@ local function not_measured_span(a, class)
     pandoc.Attr("", {class, "not-measured"}, {{"data-csv-src", a.src}, {"data-csv-where", a.where or ""}}))
 end
 
-
 local function csv_value(el, ctx)
   local a = el.attributes
   local path, shown = resolve_src(a.src, ctx, "csv-value")
