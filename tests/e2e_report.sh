@@ -2,8 +2,10 @@
 # End-to-end check of the report pipeline: a tiny run of experiment 01, then
 # scripts/build-report into a temporary folder; the HTML must hold experiment 01's table
 # (with a value taken from the CSV) and an embedded figure. Then the failures that must be
-# loud: a missing CSV, a CSV with the wrong columns, an empty CSV, and a lookup that matches
-# no row must each stop the build, name the file, and leave no report behind.
+# loud: a missing CSV, a CSV with the wrong columns, an empty CSV, and, in a reference folder,
+# a lookup that matches no row must each stop the build, name the file, and leave no report
+# behind. The same lookup in a run of one's own (narrowed here by --sizes) reads "not measured",
+# counted in a note that names --sizes.
 #   tests/e2e_report.sh BUILD_DIR SOURCE_DIR        exit 0 pass, 1 fail
 # check && pass || fail is safe here: pass only echoes.
 # shellcheck disable=SC2015
@@ -102,8 +104,22 @@ expect_failure empty "$tmp/empty" "$tmp/empty/$name.csv"
 
 variant norow
 sed -i '/,speedup-O0-to-O3,cpu\/inplace-naive,/d' "$tmp/norow/$name-summary.csv"
-expect_failure norow "$tmp/norow" \
-  "$name-summary.csv (from $tmp/norow): no row matches where=\"metric=speedup-O0-to-O3,subject=cpu/inplace-naive\""
+if render norow "$tmp/norow"; then
+  # Pandoc breaks lines inside tags: the HTML as one line.
+  one=$(tr '\n' ' ' < "$tmp/out-norow/report.html")
+  [[ $one =~ data-csv-where=\"metric=speedup-O0-to-O3,subject=cpu/inplace-naive\"[^\>]*\>\<em\>not\ measured\</em\> &&
+     $one == *"narrows it (<code>--sizes</code>)"* ]] &&
+    pass "norow in a run of one's own: the value reads \"not measured\", and the note names --sizes" ||
+    fail "norow in a run of one's own: no value marked \"not measured\", or no note naming --sizes"
+else
+  cat "$tmp/norow.log" >&2
+  fail "norow in a run of one's own: build-report failed"
+fi
+# The same folder as a committed reference (the full run): strict.
+mkdir -p "$tmp/norow-ref"
+cp -r "$tmp/norow" "$tmp/norow-ref/"
+REFERENCE_DIR=$tmp/norow-ref expect_failure norow-reference "$tmp/norow-ref/norow" \
+  "$name-summary.csv (from $tmp/norow-ref/norow): no row matches where=\"metric=speedup-O0-to-O3,subject=cpu/inplace-naive\""
 
 # ---- the committed-reference fallback: newest of two reference folders, named in the report
 mkdir -p "$tmp/ref/old" "$tmp/ref/new" "$tmp/noexp"
