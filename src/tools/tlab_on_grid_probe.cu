@@ -7,7 +7,8 @@
 // so that other tile shapes can be weighed against it. A case "waves:N:BYTES" times the square
 // transpose in waves (gpu/word-inplace/waves) the same way, but for the plain launch, and with
 // its pieces written widened to whole sectors (not a transpose: what its writes would cost
-// without a sector written in parts), and adds
+// without a sector written in parts), its read phase with the loads alone (what follows each
+// step of loads left out), and adds
 // the matrix's bytes read and written as streams by a grid of the same shape, and read in
 // 128-row units of 512 bytes, or of 480 bytes from byte 7, stacked down a column strip or side
 // by side along a band of rows, read and written (as the transpose writes a piece, or widened to
@@ -174,6 +175,8 @@ void probe(const Case& c, DeviceBuffer& flush, int reps) {
       {"memcpy", copy},
       {"transpose", time(reps, flush_l2, phases(tlab::gpu::kOnGridAll))},
       {"read-and-barrier", time(reps, flush_l2, phases(tlab::gpu::kOnGridRead | tlab::gpu::kOnGridBarrier))},
+      {"read-loads-and-barrier", c.waves ? time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier | tlab::gpu::kWavesReadLoads))
+                                         : Timing{}},
       {"barrier-and-write", time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier | tlab::gpu::kOnGridWrite))},
       {"barrier-and-wide-write", c.waves ? time(reps, flush_l2, phases(tlab::gpu::kOnGridBarrier | tlab::gpu::kWavesWideWrite))
                                          : Timing{}},

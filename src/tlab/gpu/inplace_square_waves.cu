@@ -72,6 +72,26 @@ __device__ __forceinline__ void write_tile_widened(const unsigned char* tile, un
   }
 }
 
+// kWavesReadLoads's read phase, for the probe only: read_tile's steps with their loads and
+// nothing of what follows them but a fold of each thread's words into one, stored once (so
+// that no load is dropped); a warp still waits for a step's loads before it issues the next.
+template <int S>
+__device__ __forceinline__ void read_tile_loads(unsigned char* tile, const unsigned char* a,
+                                                const grid_tile::Place<std::int64_t>& at) {
+  constexpr int R = on_grid::Columns<S>::R, K = grid_tile::kRowsInFlight;
+  const int warp = threadIdx.x / 32, words = (at.w * S + 15) / 16;
+  uint4 fold = make_uint4(0, 0, 0, 0);
+  for (int g0 = warp; g0 * R < at.h; g0 += grid_tile::kWarps * (K / R))
+    for (int j = 0; j < words; j += 31) {
+      uint4 x[K];
+      int off[K];
+      grid_tile::load_rows<S, K>(x, off, a, at, g0, j);
+#pragma unroll
+      for (int u = 0; u < K; ++u) fold.x ^= x[u].x, fold.y ^= x[u].y, fold.z ^= x[u].z, fold.w ^= x[u].w + off[u];
+    }
+  *reinterpret_cast<uint4*>(tile + 16 * threadIdx.x) = fold;
+}
+
 // Every block runs every wave (the barrier needs them all); a block past the wave's tiles only
 // waits. `table`: the waves (waves::schedule), in device memory. P: the phases that run (on-grid's
 // bit mask, kOnGridRead | kOnGridBarrier | kOnGridWrite: all three for the transpose), so that
@@ -85,8 +105,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     waves::Tile t{0, 0, 0, 0, false};
     const bool mine = waves::tile_at(n, wave.s, wave.b, wave.h, wave.w, blockIdx.x, t);
     const grid_tile::Place<std::int64_t> at = place_of<S>(wave, t, a, n);
-    if constexpr ((P & kOnGridRead) != 0)
+    if constexpr ((P & kOnGridRead) != 0 && (P & kWavesReadLoads) == 0)
       if (mine) grid_tile::read_tile<S>(smem, a, at);
+    if constexpr ((P & kWavesReadLoads) != 0)
+      if (mine) read_tile_loads<S>(smem, a, at);
     if constexpr ((P & kOnGridBarrier) != 0)
       cooperative_groups::this_grid().sync();  // the wave's cross is on chip: it may be overwritten
     if constexpr ((P & kOnGridWrite) != 0 && (P & kWavesWideWrite) == 0)
@@ -202,6 +224,7 @@ void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cud
       case kOnGridAll: return run<S, kOnGridAll>(matrix, n, stream, nullptr);
       case kOnGridBarrier | kWavesWideWrite: return run<S, kOnGridBarrier | kWavesWideWrite>(matrix, n, stream, nullptr);
       case kOnGridAll | kWavesWideWrite: return run<S, kOnGridAll | kWavesWideWrite>(matrix, n, stream, nullptr);
+      case kOnGridBarrier | kWavesReadLoads: return run<S, kOnGridBarrier | kWavesReadLoads>(matrix, n, stream, nullptr);
     }
     throw std::invalid_argument("in-place square transpose in waves: no launch of phases " + std::to_string(phases));
   });

@@ -31,6 +31,10 @@ void transpose_square_in_waves(void* matrix, std::int64_t n, int elem, cudaStrea
 // the whole 32-byte sectors under it, the widened bytes whatever shared memory holds there (a
 // timing of the write phase without a sector written in parts, not a transpose).
 constexpr int kWavesWideWrite = 16;
+// ... or with kWavesReadLoads for kOnGridRead: read_tile's loads alone, in its order and with its
+// words in flight, without the shifts and stores into the tile that follow each step (a timing
+// of what the read phase's global loads cost, not a transpose).
+constexpr int kWavesReadLoads = 32;
 void square_waves_phases(void* matrix, std::int64_t n, int elem, int phases, cudaStream_t stream);
 
 }  // namespace tlab::gpu
