@@ -7,12 +7,14 @@
 # full run, so a selector that matches nothing there is an error in the text).
 # The narrowed run is made from a committed GPU reference: each experiment's CSVs cut to the
 # first shape they list, and its command line given the --sizes that would have done it.
-#   tests/narrowed_run_report.sh SOURCE_DIR       exit 0 pass, 1 fail, 77 no GPU reference
+#   tests/narrowed_run_report.sh SOURCE_DIR       exit 0 pass, 1 fail, 77 no reference folder
+#                                                 with experiment 13, or no python3
 # check && pass || fail is safe here: pass only echoes.
 # shellcheck disable=SC2015
-# shellcheck source=tests/report_test_env.sh
+# shellcheck source-path=SCRIPTDIR source=report_test_env.sh
 . "$(dirname "$0")/report_test_env.sh" narrowed-run "$@"
 
+command -v python3 >/dev/null || { echo "skip: no python3 to narrow the copied run"; exit 77; }
 ref=""
 for d in "$src"/results/reference/*/; do
   [[ -f $d/13-best-transpose.csv ]] && { ref=${d%/}; break; }
@@ -54,6 +56,7 @@ for main in sorted(glob.glob(os.path.join(run, "[0-9][0-9]-*.csv"))):
     with open(env_path) as f:
         text = f.read()
     env = json.loads(text)
+    assert json.dumps(env["command_line"]) in text, env_path
     narrowed = env["command_line"] + " --sizes %sx%s" % shape
     text = text.replace(json.dumps(env["command_line"]), json.dumps(narrowed), 1)
     with open(env_path, "w") as f:
@@ -66,12 +69,17 @@ if (cd "$src" && REPORT_OUT=$out FIGURES_OUT=$tmp/fig scripts/build-report "$run
   # Pandoc breaks lines anywhere between words: the HTML as one line.
   tr '\n' ' ' < "$out/report.html" > "$tmp/one-line.html"
   marked=$(grep -o 'class="csv-[a-z]* not-measured"' "$tmp/one-line.html" | wc -l)
-  counted=$(grep -o 'Not measured in this run:</strong> *[0-9]*' "$tmp/one-line.html" | awk '{ n += $NF } END { print n + 0 }')
+  counted=$(grep -o 'Not measured in this run:</strong> this run holds no row for [0-9]*' "$tmp/one-line.html" |
+    awk '{ n += $NF } END { print n + 0 }')
   notes=$(grep -o 'class="data-lacking"' "$tmp/one-line.html" | wc -l)
   [[ $marked -gt 0 ]] && pass "$marked values and tables read \"not measured\"" ||
     fail "no value is marked as not measured, though the run lacks rows"
   [[ $marked -eq $counted ]] && pass "the sections' notes count them all ($notes notes, $counted in all)" ||
     fail "the notes count $counted, the report marks $marked"
+  # The div opened just before each note is its section's data box (which holds no div).
+  under=$(grep -o '<div class="[a-z-]*"' "$tmp/one-line.html" | grep -B1 'data-lacking' | grep -c provenance)
+  [[ $notes -gt 0 && $under -eq $notes ]] && pass "each note sits under its section's data box" ||
+    fail "$under of $notes notes sit under their section's data box"
   grep -q 'narrows it (<code>--sizes</code>)' "$tmp/one-line.html" &&
     pass "the notes name the option that narrowed the run" || fail "no note names --sizes"
   values=$(grep -o 'class="csv-value"' "$tmp/one-line.html" | wc -l)
@@ -80,6 +88,33 @@ else
   tail -n 5 "$tmp/run.log" >&2
   fail "the report does not render from a run that lacks rows its text quotes"
 fi
+
+# What stays loud in a run of one's own: a lookup into committed data (a path with a slash)
+# that matches nothing, and a typo in a pick column or a value expression, rows or not. Each is
+# appended to experiment 13's section in a copy of the package, alone.
+copy=$tmp/package
+mkdir -p "$copy"
+if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  (cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 -r tar -cf -) | tar -xf - -C "$copy"
+else
+  tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./.git -cf - . | tar -xf - -C "$copy"
+fi || { echo "FAIL: cannot copy the package's files" >&2; exit 1; }
+section=$copy/experiments/13-best-transpose/section.md
+cp "$section" "$tmp/section.md"
+loud() {  # LABEL SPAN WHAT: with SPAN appended, the narrowed run must stop and say WHAT
+  { cat "$tmp/section.md"; printf '\n%s\n' "$2"; } > "$section"
+  if (cd "$copy" && REPORT_OUT=$tmp/out-$1 FIGURES_OUT=$tmp/fig-$1 ONLY_EXPERIMENTS=13 scripts/build-report "$run") \
+      > "$tmp/$1.log" 2>&1; then
+    fail "$1: the narrowed run rendered"
+  else
+    grep -qF -- "$3" "$tmp/$1.log" && pass "$1: still stops the report, naming '$3'" ||
+      { tail -n 3 "$tmp/$1.log" >&2; fail "$1: stopped without naming '$3'"; }
+  fi
+}
+loud committed '[]{.csv-value src="docs/measurements/waves-probe-wide-write-h200-9c5cdbb.csv" where="rows=1" value="median_us"}' \
+  'waves-probe-wide-write-h200-9c5cdbb.csv: no row matches where="rows=1"'
+loud pick-typo '[]{.csv-value src="13-best-transpose-summary.csv" where="rows=1" pick="max:valu" value="value"}' "column 'valu'"
+loud expr-typo '[]{.csv-value src="13-best-transpose-summary.csv" where="rows=1" value="=valeu*2"}' "no column 'valeu'"
 
 # The same folder as a reference among the package's own: strict.
 mkdir -p "$tmp/ref"

@@ -6,7 +6,7 @@
 #   tests/reference_reports.sh SOURCE_DIR        exit 0 pass, 1 fail, 77 no reference folder
 # check && pass || fail is safe here: pass only echoes.
 # shellcheck disable=SC2015
-# shellcheck source=tests/report_test_env.sh
+# shellcheck source-path=SCRIPTDIR source=report_test_env.sh
 . "$(dirname "$0")/report_test_env.sh" reference-reports "$@"
 
 # The enclosing repository, with a commit of its own.

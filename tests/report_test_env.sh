@@ -6,7 +6,7 @@
 # shellcheck shell=bash disable=SC2034
 set -uo pipefail
 [[ $# -eq 2 ]] || { echo "usage: $0 SOURCE_DIR" >&2; exit 1; }
-src=$(cd "$2" && pwd)
+src=$(cd "$2" && pwd) || exit 1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp REPORT_PDF=no

@@ -41,9 +41,11 @@ divs. Anything that cannot be resolved is an error that names the file and the s
 a report must never show a blank where a number should be. One exception: a section whose
 data is a run of this report's results folder (not a committed reference) may lack rows the
 text quotes, because that run was narrowed (--quick, --sizes, --types, --variants) or skipped
-a configuration this machine cannot hold. There a csv-value or csv-table with no matching row
-reads "not measured", and a note under the section's data box counts them and
-says why. References stay strict: every one renders the whole report in the tests, so a
+a configuration this machine cannot hold. There a csv-value or csv-table on the run's own
+files (a bare name) with no matching row, or any lookup whose file the run did not write,
+reads "not measured", and a note under the section's data box counts them and says why; the
+columns, picks and formats it names are still checked. Committed data (a path with a slash)
+and references stay strict: every reference renders the whole report in the tests, so a
 selector that matches nothing there is an error in the text.
 ]]
 
@@ -398,11 +400,43 @@ end
 
 -- --------------------------------------------------------------------------------- elements
 
--- Whether a lookup that matched no row may be marked instead of stopping the report; counts it.
-local function may_lack(ctx)
-  if not ctx or ctx.origin ~= "results" then return false end
+-- Whether a lookup that finds no row (or no file) may be marked instead of stopping the
+-- report: only in a section built from this report's own run, and only in that run's own
+-- files (a bare name; a path with a slash is committed data, which must hold what the text
+-- quotes). Counts it for the section's note.
+local function may_lack(ctx, src)
+  if not ctx or ctx.origin ~= "results" or (src or ""):find("/", 1, true) then return false end
   ctx.lacking = (ctx.lacking or 0) + 1
   return true
+end
+
+-- What a lookup names must exist even where the run holds no row for it: a column in a
+-- value expression, a pick or a format with a typo still stops the report.
+local function check_names(csv, a, msg)
+  local expr = a.value and a.value:match("^=(.+)$")
+  if expr then
+    local env = setmetatable({}, {__index = function(_, name)
+      if name == "math" then return math end
+      if not csv.header[name] then
+        fail("%s: value=\"=%s\": no column '%s'; the file's columns are: %s", msg, expr, name, table.concat(csv.names, ","))
+      end
+      return 1
+    end})
+    local chunk, err = load("return " .. expr, "value", "t", env)
+    if not chunk then fail("%s: cannot read value=\"=%s\": %s", msg, expr, err) end
+    local ok, e = pcall(chunk)
+    if not ok and tostring(e):match("^csv%-data: ") then error(e, 0) end
+  end
+  if a.pick and trim(a.pick) ~= "" then
+    for _, step in ipairs(split(a.pick, ",")) do
+      local how, col = trim(step):match("^(%a+):([%w_]+)$")
+      if not (how == "max" or how == "min") then fail("%s: pick=\"%s\" is not max:COL or min:COL (comma-separated)", msg, a.pick) end
+      need_column(csv, col, msg)
+    end
+  end
+  for _, k in ipairs({"format", "rows-format", "cols-format"}) do
+    if a[k] then format_value("0", a[k], msg) end
+  end
 end
 
 local NOT_MEASURED = "not measured"
@@ -415,14 +449,18 @@ end
 local function csv_value(el, ctx)
   local a = el.attributes
   local path, shown = resolve_src(a.src, ctx, "csv-value")
+  if not a.value then fail("csv-value in %s: no value= column", shown) end
+  if not exists(path) and may_lack(ctx, a.src) then return not_measured_span(a, "csv-value") end
   local csv = load_csv(path, shown)
   local msg = string.format('%s where="%s"', shown, a.where or "")
-  if not a.value then fail("csv-value in %s: no value= column", msg) end
   local expr = a.value:match("^=(.+)$")
   if not expr then need_column(csv, a.value, msg) end
   local rows = matching_rows(csv, a.where)
-  if #rows == 0 and may_lack(ctx) then return not_measured_span(a, "csv-value") end
-  rows = select_rows(csv, a.where)
+  if #rows == 0 then
+    check_names(csv, a, msg)
+    if may_lack(ctx, a.src) then return not_measured_span(a, "csv-value") end
+    fail('%s: no row matches where="%s"', shown, a.where or "")
+  end
   if a.pick then rows = {apply_pick(csv, rows, a.pick, msg)[1]} end
   if #rows ~= 1 then
     fail("%s: %d rows match, a csv-value needs exactly one (narrow where= or add pick=)", msg, #rows)
@@ -437,6 +475,7 @@ end
 local function csv_count(el, ctx)
   local a = el.attributes
   local path, shown = resolve_src(a.src, ctx, "csv-count")
+  if not exists(path) and may_lack(ctx, a.src) then return not_measured_span(a, "csv-count") end
   local csv = load_csv(path, shown)
   local matched = matching_rows(csv, a.where)
   if a.pick and #matched > 0 then
@@ -561,26 +600,31 @@ end
 local function csv_table(el, ctx)
   local a = el.attributes
   local path, shown = resolve_src(a.src, ctx, "csv-table")
+  local caption = markdown_inlines(a.caption)
+  -- The div's own text, when given, is the caption (it may hold Markdown and csv-values).
+  if #caption == 0 and #el.content > 0 and el.content[1].content then caption = el.content[1].content end
+  -- Where the run lacks the table, its caption stays and the table reads as not measured.
+  local function lacking()
+    return pandoc.Div({pandoc.Para(caption), pandoc.Para{not_measured_span(a, "csv-table")}},
+      pandoc.Attr("", {"csv-table"}))
+  end
+  if not exists(path) and may_lack(ctx, a.src) then return lacking() end
   local csv = load_csv(path, shown)
   local msg = string.format('%s where="%s"', shown, a.where or "")
-  if #matching_rows(csv, a.where) == 0 and may_lack(ctx) then
-    -- The caption stays (its own values are counted already), the table reads as not measured.
-    local blocks = {}
-    for _, b in ipairs(el.content) do blocks[#blocks + 1] = b end
-    if a.caption then blocks[#blocks + 1] = pandoc.Para(markdown_inlines(a.caption)) end
-    blocks[#blocks + 1] = pandoc.Para{not_measured_span(a, "csv-table")}
-    return pandoc.Div(blocks, pandoc.Attr("", {"csv-table"}))
+  local rows = matching_rows(csv, a.where)
+  if #rows == 0 then
+    -- Every column, pick and format the table names is checked on no rows first.
+    if a.columns then list_table(a, csv, {}, msg) else pivot_table(a, csv, {}, msg) end
+    check_names(csv, a, msg)
+    if may_lack(ctx, a.src) then return lacking() end
   end
-  local rows = apply_pick(csv, select_rows(csv, a.where), a.pick, msg)
+  rows = apply_pick(csv, select_rows(csv, a.where), a.pick, msg)
   local headers, aligns, widths, body
   if a.columns then
     headers, aligns, widths, body = list_table(a, csv, rows, msg)
   else
     headers, aligns, widths, body = pivot_table(a, csv, rows, msg)
   end
-  local caption = markdown_inlines(a.caption)
-  -- The div's own text, when given, is the caption (it may hold Markdown and csv-values).
-  if #caption == 0 and #el.content > 0 and el.content[1].content then caption = el.content[1].content end
   local t = pandoc.utils.from_simple_table(pandoc.SimpleTable(caption, aligns, widths, headers, body))
   return pandoc.Div({t}, pandoc.Attr("", {"csv-table"}, {{"data-csv-src", a.src}, {"data-csv-where", a.where or ""}}))
 end
@@ -622,12 +666,14 @@ end
 
 -- The note under the data box of a section whose run lacked rows its text quotes.
 local function lacking_note(ctx)
-  local why = narrowing_of(ctx)
-  why = why ~= "" and ("its command line narrows it (" .. why .. ")")
-    or "the program did not measure them on this machine (its log says why)"
-  local s = string.format("**Not measured in this run:** %d of the values and tables this section quotes " ..
-    "come from configurations this run does not hold, because %s; they read *%s*. The full run " ..
-    "(`make report` without `QUICK`) or a reference folder holds them all.", ctx.lacking, why, NOT_MEASURED)
+  local options = narrowing_of(ctx)
+  local what = ctx.lacking == 1 and "1 of the values and tables" or (ctx.lacking .. " of the values and tables")
+  local why = options ~= ""
+    and ("Its command line narrows it (" .. options .. "); a run without " ..
+      (options:find(",", 1, true) and "those options" or "that option") .. ", or a reference folder, holds them.")
+    or "The program skipped those configurations on this machine (it says why as it runs); a reference folder holds them."
+  local s = string.format("**Not measured in this run:** this run holds no row for %s this section quotes " ..
+    "(they read *%s*). %s", what, NOT_MEASURED, why)
   return pandoc.Div(md_blocks(s), pandoc.Attr("", {"data-lacking"}))
 end
 
@@ -772,7 +818,7 @@ local function if_data_filter(ctx)
       local missing = shown .. " is absent"
       if exists(path) then
         if not a.where or #matching_rows(load_csv(path, shown), a.where) > 0 then return pandoc.Div(el.content) end
-        missing = "no row of " .. shown .. ' matches where="' .. a.where .. '"'
+        missing = "no row of " .. shown .. " matches " .. md_code('where="' .. a.where .. '"')
       end
       local why = a.absent or "not measured in this run"
       return pandoc.Div({pandoc.Para(markdown_inlines(why .. " (" .. missing .. ")."))}, pandoc.Attr("", {"data-absent"}))
