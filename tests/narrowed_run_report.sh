@@ -93,12 +93,7 @@ fi
 # that matches nothing, and a typo in a pick column or a value expression, rows or not. Each is
 # appended to experiment 13's section in a copy of the package, alone.
 copy=$tmp/package
-mkdir -p "$copy"
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  (cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 -r tar -cf -) | tar -xf - -C "$copy"
-else
-  tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./.git -cf - . | tar -xf - -C "$copy"
-fi || { echo "FAIL: cannot copy the package's files" >&2; exit 1; }
+copy_package "$copy" || { echo "FAIL: cannot copy the package's files" >&2; exit 1; }
 section=$copy/experiments/13-best-transpose/section.md
 cp "$section" "$tmp/section.md"
 loud() {  # LABEL SPAN WHAT: with SPAN appended, the narrowed run must stop and say WHAT

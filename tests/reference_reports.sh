@@ -14,16 +14,8 @@ outer=$tmp/outer
 git init -q "$outer" && git -C "$outer" -c user.email=t@example.invalid -c user.name=t \
   commit -q --allow-empty -m outer || { echo "FAIL: cannot make a git repository" >&2; exit 1; }
 outer_commit=$(git -C "$outer" rev-parse --short=10 HEAD)
-# The package's own files as a clean checkout has them (tracked, or new and not ignored).
 copy=$outer/transpose-lab
-mkdir -p "$copy"
-# Without git (a container, an unpacked archive) the tree is copied less what a build adds.
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-  (cd "$src" && git ls-files -co --exclude-standard -z | xargs -0 -r tar -cf -) | tar -xf - -C "$copy"
-else
-  tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./report/build --exclude='./figures/*.svg' \
-    --exclude=./.git -cf - . | tar -xf - -C "$copy"
-fi || { echo "FAIL: cannot copy the package's files" >&2; exit 1; }
+copy_package "$copy" || { echo "FAIL: cannot copy the package's files" >&2; exit 1; }
 [[ -d $copy/results/reference ]] || { echo "skip: no results/reference in the package"; exit 77; }
 
 sections=$(ls -d "$copy"/experiments/[0-9][0-9]-*/section.md 2>/dev/null | wc -l)

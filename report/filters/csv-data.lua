@@ -278,12 +278,22 @@ end
 
 -- "max:rows,max:cols": each step keeps the rows at the extreme of its column among those left.
 -- Rows whose column is not a number drop out; none left is an error.
-local function apply_pick(csv, rows, pick, msg)
-  if not pick or trim(pick) == "" then return rows end
+-- PICK's steps as {how, col}, each a max or min of a column the file has.
+local function pick_steps(csv, pick, msg)
+  local steps = {}
+  if not pick or trim(pick) == "" then return steps end
   for _, step in ipairs(split(pick, ",")) do
     local how, col = trim(step):match("^(%a+):([%w_]+)$")
     if not (how == "max" or how == "min") then fail("%s: pick=\"%s\" is not max:COL or min:COL (comma-separated)", msg, pick) end
     need_column(csv, col, msg)
+    steps[#steps + 1] = {how, col}
+  end
+  return steps
+end
+
+local function apply_pick(csv, rows, pick, msg)
+  for _, step in ipairs(pick_steps(csv, pick, msg)) do
+    local how, col = step[1], step[2]
     local best
     for _, r in ipairs(rows) do
       local x = tonumber(r[col])
@@ -301,23 +311,30 @@ end
 
 -- value="=EXPR": Lua arithmetic over the row's columns (by name, as numbers). A name that is
 -- not a column, or a column that is not a number in this row, is an error.
-local function eval_expr(csv, row, expr, msg)
+-- Runs EXPR with each name it reads looked up by value_of(name), once that name is known to be
+-- a column; pcall's results, but for this filter's own errors, which stop the report.
+local function run_expr(csv, expr, msg, value_of)
   local env = setmetatable({}, {__index = function(_, name)
     if name == "math" then return math end
     if not csv.header[name] then
       fail("%s: value=\"=%s\": no column '%s'; the file's columns are: %s", msg, expr, name, table.concat(csv.names, ","))
     end
-    local x = tonumber(row[name])
-    if not x then fail("%s: value=\"=%s\": column %s is '%s', not a number", msg, expr, name, row[name]) end
-    return x
+    return value_of(name)
   end})
   local chunk, err = load("return " .. expr, "value", "t", env)
   if not chunk then fail("%s: cannot read value=\"=%s\": %s", msg, expr, err) end
   local ok, v = pcall(chunk)
-  if not ok then
-    if tostring(v):match("^csv%-data: ") then error(v, 0) end
-    fail("%s: value=\"=%s\" failed: %s", msg, expr, tostring(v))
-  end
+  if not ok and tostring(v):match("^csv%-data: ") then error(v, 0) end
+  return ok, v
+end
+
+local function eval_expr(csv, row, expr, msg)
+  local ok, v = run_expr(csv, expr, msg, function(name)
+    local x = tonumber(row[name])
+    if not x then fail("%s: value=\"=%s\": column %s is '%s', not a number", msg, expr, name, row[name]) end
+    return x
+  end)
+  if not ok then fail("%s: value=\"=%s\" failed: %s", msg, expr, tostring(v)) end
   if type(v) ~= "number" or v ~= v or v == math.huge or v == -math.huge then
     fail("%s: value=\"=%s\" gives %s, not a finite number", msg, expr, tostring(v))
   end
@@ -414,26 +431,8 @@ end
 -- value expression, a pick or a format with a typo still stops the report.
 local function check_names(csv, a, msg)
   local expr = a.value and a.value:match("^=(.+)$")
-  if expr then
-    local env = setmetatable({}, {__index = function(_, name)
-      if name == "math" then return math end
-      if not csv.header[name] then
-        fail("%s: value=\"=%s\": no column '%s'; the file's columns are: %s", msg, expr, name, table.concat(csv.names, ","))
-      end
-      return 1
-    end})
-    local chunk, err = load("return " .. expr, "value", "t", env)
-    if not chunk then fail("%s: cannot read value=\"=%s\": %s", msg, expr, err) end
-    local ok, e = pcall(chunk)
-    if not ok and tostring(e):match("^csv%-data: ") then error(e, 0) end
-  end
-  if a.pick and trim(a.pick) ~= "" then
-    for _, step in ipairs(split(a.pick, ",")) do
-      local how, col = trim(step):match("^(%a+):([%w_]+)$")
-      if not (how == "max" or how == "min") then fail("%s: pick=\"%s\" is not max:COL or min:COL (comma-separated)", msg, a.pick) end
-      need_column(csv, col, msg)
-    end
-  end
+  if expr then run_expr(csv, expr, msg, function() return 1 end) end
+  pick_steps(csv, a.pick, msg)
   for _, k in ipairs({"format", "rows-format", "cols-format"}) do
     if a[k] then format_value("0", a[k], msg) end
   end
@@ -459,7 +458,7 @@ local function csv_value(el, ctx)
   if #rows == 0 then
     check_names(csv, a, msg)
     if may_lack(ctx, a.src) then return not_measured_span(a, "csv-value") end
-    fail('%s: no row matches where="%s"', shown, a.where or "")
+    select_rows(csv, a.where)  -- stops the report, naming the selector
   end
   if a.pick then rows = {apply_pick(csv, rows, a.pick, msg)[1]} end
   if #rows ~= 1 then
@@ -617,8 +616,9 @@ local function csv_table(el, ctx)
     if a.columns then list_table(a, csv, {}, msg) else pivot_table(a, csv, {}, msg) end
     check_names(csv, a, msg)
     if may_lack(ctx, a.src) then return lacking() end
+    select_rows(csv, a.where)  -- stops the report, naming the selector
   end
-  rows = apply_pick(csv, select_rows(csv, a.where), a.pick, msg)
+  rows = apply_pick(csv, rows, a.pick, msg)
   local headers, aligns, widths, body
   if a.columns then
     headers, aligns, widths, body = list_table(a, csv, rows, msg)

@@ -78,17 +78,12 @@ __device__ __forceinline__ void write_tile_widened(const unsigned char* tile, un
 template <int S>
 __device__ __forceinline__ void read_tile_loads(unsigned char* tile, const unsigned char* a,
                                                 const grid_tile::Place<std::int64_t>& at) {
-  constexpr int R = on_grid::Columns<S>::R, K = grid_tile::kRowsInFlight;
-  const int warp = threadIdx.x / 32, words = (at.w * S + 15) / 16;
+  constexpr int K = grid_tile::kRowsInFlight;
   uint4 fold = make_uint4(0, 0, 0, 0);
-  for (int g0 = warp; g0 * R < at.h; g0 += grid_tile::kWarps * (K / R))
-    for (int j = 0; j < words; j += 31) {
-      uint4 x[K];
-      int off[K];
-      grid_tile::load_rows<S, K>(x, off, a, at, g0, j);
+  grid_tile::read_steps<S>(a, at, [&](uint4(&x)[K], const int(&off)[K], int, int) {
 #pragma unroll
-      for (int u = 0; u < K; ++u) fold.x ^= x[u].x, fold.y ^= x[u].y, fold.z ^= x[u].z, fold.w ^= x[u].w + off[u];
-    }
+    for (int u = 0; u < K; ++u) fold.x ^= x[u].x, fold.y ^= x[u].y, fold.z ^= x[u].z, fold.w ^= x[u].w + off[u];
+  });
   *reinterpret_cast<uint4*>(tile + 16 * threadIdx.x) = fold;
 }
 

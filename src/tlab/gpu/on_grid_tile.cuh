@@ -135,10 +135,11 @@ __device__ __forceinline__ void store_rows(unsigned char* tile, uint4 (&x)[K], c
   }
 }
 
-// Reads tile `at` into `tile`: each warp step by step (load_rows, store_rows), kRowsInFlight
-// rows a step, the 31 realigned words j .. j + 30 of each.
-template <int S, class Index>
-__device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
+// The read phase's steps over tile `at`: each warp loads kRowsInFlight rows a step, the 31
+// realigned words j .. j + 30 of each (load_rows), and hands them to then(x, off, g0, j)
+// before its next step's loads.
+template <int S, class Index, class Then>
+__device__ __forceinline__ void read_steps(const unsigned char* a, const Place<Index>& at, Then&& then) {
   constexpr int R = on_grid::Columns<S>::R, K = kRowsInFlight;
   const int warp = threadIdx.x / 32, words = (at.w * S + 15) / 16;
   for (int g0 = warp; g0 * R < at.h; g0 += kWarps * (K / R))
@@ -146,8 +147,16 @@ __device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned ch
       uint4 x[K];
       int off[K];
       load_rows<S, K>(x, off, a, at, g0, j);
-      store_rows<S, K>(tile, x, off, at, g0, j);
+      then(x, off, g0, j);
     }
+}
+
+// Reads tile `at` into `tile`: each step's words shifted and stored (store_rows).
+template <int S, class Index>
+__device__ __forceinline__ void read_tile(unsigned char* tile, const unsigned char* a, const Place<Index>& at) {
+  read_steps<S>(a, at, [&](uint4(&x)[kRowsInFlight], const int(&off)[kRowsInFlight], int g0, int j) {
+    store_rows<S, kRowsInFlight>(tile, x, off, at, g0, j);
+  });
 }
 
 // Writes `tile` transposed to where it belongs. A warp takes a column (output row c: h
