@@ -119,12 +119,17 @@ TEST_CASE("shape classes") {
   // of the large squares' `w8` (experiment 13's references, both GPUs).
   CHECK(tuning::shape_class({128, 128}, Placement::in_place, 4) == "medium");
   CHECK(tuning::shape_class({4095, 4095}, Placement::in_place, 16) == "odd");
-  CHECK(tuning::shape_class({4088, 4088}, Placement::in_place, 16) == "medium");
+  CHECK(tuning::shape_class({4080, 4080}, Placement::in_place, 16) == "medium");
   // In place too, rows of whole 16-byte words off 128-byte lines have a class of their own:
   // 8200 doubles take 16-byte words there, 8192 doubles 8-byte ones (performance notes, section 9).
   CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "odd");
   CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 8) == "odd");
   CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 16) == "odd");
+  // In place, rows of whole lines off 256-byte units are odd too (8200 complex128: 131,200
+  // bytes), and so is a medium square of them; out of place 8200 complex128 stays a square.
+  CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 16) == "odd");
+  CHECK(tuning::shape_class({4088, 4088}, Placement::in_place, 16) == "odd");
+  CHECK(tuning::shape_class({8256, 8256}, Placement::in_place, 4) == "square");
   // 1- and 2-byte rows off a 4-byte word apart from rows on words but off 16 bytes: `waves`
   // wins the first, the shifted word tiles the second (8200² uint8: 77.4% against 68.5%).
   CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "off-word");

@@ -29,10 +29,14 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
     // 1- and 2-byte rows off a 4-byte word (8191 bytes) and rows on words but off a 16-byte unit
     // (8200 bytes) have different winners: the first only `waves` moves near memcpy, the second
     // the shifted word tiles (performance notes, section 9).
+    // Rows off 256-byte units: the tile pairs lose there as off the lines, each piece's last
+    // unit shared with another block's (8224 floats: 86% of memcpy against 94% at 8256 on
+    // the H200; performance notes, section 9, "Which alignment the in-place squares lose at").
     const bool off_word = (s.rows * e) % 4 || (s.cols * e) % 4;
+    const bool off_units = (s.rows * e) % 256 || (s.cols * e) % 256;
     if (off_word) return "off-word";
     if (unaligned) return "unaligned";
-    if (off_lines) return "odd";
+    if (off_units) return "odd";
     return s.elements() < (std::int64_t{1} << 24) ? "medium" : "square";
   }
   if (s.elements() < (std::int64_t{1} << 20)) return "small";

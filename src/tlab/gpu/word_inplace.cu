@@ -20,7 +20,7 @@ __device__ __forceinline__ void pair_of(std::int64_t k, std::int64_t& i, std::in
   i = k - j * (j + 1) / 2;
 }
 
-template <int S, int W, int LAYOUT, int STORE>
+template <int S, int W, int LAYOUT, int STORE, int PF = 0>
 __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs,
                                                                     std::int64_t count, std::int64_t ld, std::int64_t per_row) {
   extern __shared__ unsigned char smem_raw[];
@@ -33,8 +33,8 @@ __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned ch
     std::int64_t ti = 0, tj = 0;
     pair_of(k, ti, tj);
     const std::int64_t ar = ti * side, ac = tj * side;  // tile a at (ar, ac), its mirror b at (ac, ar)
-    load_tile<S, W, LAYOUT>(a, m, n, n, ar, ac, ld);
-    if (ti != tj) load_tile<S, W, LAYOUT>(b, m, n, n, ac, ar, ld);
+    load_tile<S, W, LAYOUT, PF>(a, m, n, n, ar, ac, ld);
+    if (ti != tj) load_tile<S, W, LAYOUT, PF>(b, m, n, n, ac, ar, ld);
     __syncthreads();
     store_tile_transposed<S, W, STORE>(a, m, n, n, ar, ac, ld);  // a^T into b's place
     if (ti != tj) store_tile_transposed<S, W, STORE>(b, m, n, n, ac, ar, ld);
@@ -44,10 +44,10 @@ __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned ch
 
 template <int S, int W> constexpr std::size_t pair_smem() { return 2 * Geometry<S, W>::smem_bytes; }
 
-template <int S, int W, int LAYOUT, int STORE = LAYOUT>
+template <int S, int W, int LAYOUT, int STORE = LAYOUT, int PF = 0>
 void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   static unsigned long long smem_allowed = 0;
-  auto k = transpose_words_in_place<S, W, LAYOUT, STORE>;
+  auto k = transpose_words_in_place<S, W, LAYOUT, STORE, PF>;
   allow_smem(k, pair_smem<S, W>(), smem_allowed);
   const std::int64_t t = ceil_div(n, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(pairs, 0x7fffffff));
@@ -56,35 +56,46 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
   TLAB_CUDA_LAUNCHED();
 }
 
-// Rows off a word are stored element by element, 32 consecutive elements a warp instruction;
-// the shifted stores of the out-of-place kernels measured no faster in place. They are read
-// the same way, or with `shifted_loads` as aligned words shifted into place (fewer L2
-// requests, more instructions; which wins depends on the element size and GPU, performance
-// notes, section 9, "Contiguous elements at odd sides" and "Shifted words for the loads only").
-template <int S, int W>
-void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream,
-                  bool shifted_loads = false) {
+// How a variant reads its tiles' rows where they are off a word: element runs, or aligned
+// words shifted into place (fewer L2 requests, more instructions; which wins depends on the
+// element size and GPU, performance notes, section 9, "Contiguous elements at odd sides" and
+// "Shifted words for the loads only"); or element runs and whole words whose loads ask the L2
+// for 256 bytes, so that a row piece off the 128-byte lines brings the rest of its end lines
+// in the same DRAM access ("Loads that ask L2 for whole lines"). Rows off a word are stored
+// element by element, 32 consecutive elements a warp instruction; the shifted stores of the
+// out-of-place kernels measured no faster in place.
+enum class Loads { elements, shifted, fetch256 };
+
+template <int S, int W, Loads L = Loads::elements>
+void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   const Layout l = row_layout(m, m, n, n, S, W);  // ld is a multiple of n: its rows sit on words when n's do
-  if constexpr (S < W) {
-    if (l == kShiftedRows && shifted_loads) return launch<S, W, kShiftedRows, kByElement>(m, n, count, ld, per_row, stream);
+  if constexpr (S < W && L == Loads::shifted) {
+    if (l == kShiftedRows) return launch<S, W, kShiftedRows, kByElement>(m, n, count, ld, per_row, stream);
   }
-  with_layout<S, W>(l == kShiftedRows ? kByElement : l,
-                    [&](auto layout) { launch<S, W, decltype(layout)::value>(m, n, count, ld, per_row, stream); });
+  constexpr int PF = L == Loads::fetch256 ? 256 : 0;
+  with_layout<S, W>(l == kShiftedRows ? kByElement : l, [&](auto layout) {
+    constexpr int lay = decltype(layout)::value;
+    launch<S, W, lay, lay, PF>(m, n, count, ld, per_row, stream);
+  });
 }
 
-template <int W> void add_word_in_place(Registry& r, bool shifted_loads) {
-  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + (shifted_loads ? "-shifted" : ""), "gpu-word-inplace",
-                          Placement::in_place, {{"word", std::to_string(W)}, {"loads", shifted_loads ? "shifted" : "elements"}},
-                          shifted_loads ? "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place"
-                                        : "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched");
-  v.kernels = instantiate_all([shifted_loads](auto tag, const Operands& op) {
+template <int W, Loads L> void add_word_in_place(Registry& r) {
+  const std::string suffix = L == Loads::shifted ? "-shifted" : L == Loads::fetch256 ? "-fetch256" : "";
+  const char* loads = L == Loads::shifted ? "shifted" : L == Loads::fetch256 ? "fetch256" : "elements";
+  const char* what =
+      L == Loads::shifted    ? "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place"
+      : L == Loads::fetch256 ? "tile pairs in whole W-byte words; loads ask the L2 for 256 bytes, so rows off the 128-byte "
+                               "lines fetch their pieces' end lines whole"
+                             : "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched";
+  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + suffix, "gpu-word-inplace", Placement::in_place,
+                          {{"word", std::to_string(W)}, {"loads", loads}}, what);
+  v.kernels = instantiate_all([](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if constexpr (fits_smem<S, W, 2>())
-      run_in_place<S, W>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op), shifted_loads);
+    if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W, L>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op));
   });
   keep_fitting_types<W, 2>(v);
   // Whole-element words have no rows off a word: the shifted variant would repeat the plain one.
-  for (auto it = v.kernels.begin(); shifted_loads && it != v.kernels.end();)
+  for (auto it = v.kernels.begin(); L == Loads::shifted && it != v.kernels.end();)
     it = dtype_size(it->first) >= W ? v.kernels.erase(it) : std::next(it);
   r.add(std::move(v));
 }
@@ -106,11 +117,15 @@ void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t coun
 }
 
 void register_gpu_word_in_place(Registry& r) {
-  for (bool shifted_loads : {false, true}) {
-    add_word_in_place<4>(r, shifted_loads);
-    add_word_in_place<8>(r, shifted_loads);
-    add_word_in_place<16>(r, shifted_loads);
-  }
+  add_word_in_place<4, Loads::elements>(r);
+  add_word_in_place<8, Loads::elements>(r);
+  add_word_in_place<16, Loads::elements>(r);
+  add_word_in_place<4, Loads::shifted>(r);
+  add_word_in_place<8, Loads::shifted>(r);
+  add_word_in_place<16, Loads::shifted>(r);
+  add_word_in_place<4, Loads::fetch256>(r);
+  add_word_in_place<8, Loads::fetch256>(r);
+  add_word_in_place<16, Loads::fetch256>(r);
 }
 
 }  // namespace tlab::gpu

@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "tlab/gpu/launch.cuh"
+#include "tlab/gpu/load_word.cuh"
 
 namespace tlab::gpu::word {
 
@@ -248,8 +249,9 @@ __device__ __forceinline__ void store_shifted(unsigned char* at, const Word<W>& 
 // not all on words go element by element, one word's elements at a time. A tile
 // wholly inside the matrix (all but the edges) takes a path with no bounds checks and one
 // address computed per thread, the rest by constant offsets: per-access 64-bit index
-// arithmetic costs more issue slots than the loads themselves for 1-byte elements.
-template <int S, int W, int LAYOUT>
+// arithmetic costs more issue slots than the loads themselves for 1-byte elements. PF: the
+// L2 prefetch size of the inner tiles' loads (load_word.cuh; 0 for none).
+template <int S, int W, int LAYOUT, int PF = 0>
 __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __restrict__ src, std::int64_t rows,
                                           std::int64_t cols, std::int64_t r0, std::int64_t c0, std::int64_t ld = 0) {
   const std::int64_t pitch = ld ? ld : cols;  // elements from one row to the next
@@ -268,7 +270,7 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
         const int r = r_first + k * kRowsPerPass;
         Word<S> x[E];
 #pragma unroll
-        for (int e = 0; e < E; ++e) x[e] = *reinterpret_cast<const Word<S>*>(p + k * step + e * kWords * S);
+        for (int e = 0; e < E; ++e) x[e] = load_word<PF>(reinterpret_cast<const Word<S>*>(p + k * step + e * kWords * S));
 #pragma unroll
         for (int e = 0; e < E; ++e) {
           const int c = e * kWords + w;  // element of the tile row; word c / E holds it
@@ -317,7 +319,7 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
 #pragma unroll
       for (int k = 0; k < G::side / kRowsPerPass; ++k) {
         const int r = r_first + k * kRowsPerPass;
-        sm[r * kWords + swizzled<E>(r, w)] = *reinterpret_cast<const Word<W>*>(p + k * step);
+        sm[r * kWords + swizzled<E>(r, w)] = load_word<PF>(reinterpret_cast<const Word<W>*>(p + k * step));
       }
     }
     return;
