@@ -120,7 +120,7 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({128, 128}, Placement::in_place, 4) == "medium");
   CHECK(tuning::shape_class({4095, 4095}, Placement::in_place, 16) == "odd");
   CHECK(tuning::shape_class({4080, 4080}, Placement::in_place, 16) == "medium");
-  // In place too, rows of whole 16-byte words off 128-byte lines have a class of their own:
+  // In place too, rows of whole 16-byte words off 256-byte units have a class of their own:
   // 8200 doubles take 16-byte words there, 8192 doubles 8-byte ones (performance notes, section 9).
   CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "odd");
   CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 8) == "odd");

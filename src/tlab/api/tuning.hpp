@@ -26,8 +26,9 @@ namespace tlab::tuning {
 // "rect-cube" for M x M² and M² x M of 4 bytes and more (one pass of cycles of three tiles:
 // tlab/inplace_cube_index.hpp)
 // and "rect" for the rest; for squares "off-word" (1- or 2-byte rows not a whole number of
-// 4-byte words: 8191 x 8191 bytes), "unaligned", "odd" as above, "medium" (< 2^24 elements,
-// rows of whole lines) or "square".
+// 4-byte words: 8191 x 8191 bytes), "unaligned", "odd" (rows of whole words but not whole
+// 256-byte units: 8200 x 8200 complex128 too), "medium" (< 2^24 elements, rows of whole units)
+// or "square".
 constexpr std::int64_t kRectSmallBytes = std::int64_t{32} << 20;
 std::string shape_class(Shape s, Placement p, std::size_t elem);
 

@@ -60,8 +60,8 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
 // words shifted into place (fewer L2 requests, more instructions; which wins depends on the
 // element size and GPU, performance notes, section 9, "Contiguous elements at odd sides" and
 // "Shifted words for the loads only"); or element runs and whole words whose loads ask the L2
-// for 256 bytes, so that a row piece off the 128-byte lines brings the rest of its end lines
-// in the same DRAM access ("Loads that ask L2 for whole lines"). Rows off a word are stored
+// for the aligned 256 bytes around them, so that a row piece off 256-byte units brings the
+// rest of its end units in the same DRAM access ("Loads that ask L2 for whole lines"). Rows off a word are stored
 // element by element, 32 consecutive elements a warp instruction; the shifted stores of the
 // out-of-place kernels measured no faster in place.
 enum class Loads { elements, shifted, fetch256 };
@@ -84,8 +84,8 @@ template <int W, Loads L> void add_word_in_place(Registry& r) {
   const char* loads = L == Loads::shifted ? "shifted" : L == Loads::fetch256 ? "fetch256" : "elements";
   const char* what =
       L == Loads::shifted    ? "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place"
-      : L == Loads::fetch256 ? "tile pairs in whole W-byte words; loads ask the L2 for 256 bytes, so rows off the 128-byte "
-                               "lines fetch their pieces' end lines whole"
+      : L == Loads::fetch256 ? "tile pairs in whole W-byte words; loads ask the L2 for the aligned 256 bytes around them, so "
+                               "rows off 256-byte units fetch their pieces' end units whole"
                              : "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched";
   Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + suffix, "gpu-word-inplace", Placement::in_place,
                           {{"word", std::to_string(W)}, {"loads", loads}}, what);
