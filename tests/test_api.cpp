@@ -249,6 +249,17 @@ TEST_CASE("tlab-tune measures every class at shapes of that class") {
   CHECK(tuning::shapes_of(find(Placement::in_place, "off-word"), 1).size() == 2);
   CHECK(tuning::shapes_of(find(Placement::in_place, "off-word"), 16).empty());
   CHECK(tuning::shapes_of(find(Placement::in_place, "medium"), 16).size() == 2);
+  // In place, "odd" is scored at rows off the lines and at rows of whole lines half a 256-byte
+  // unit off, both of which it holds; out of place the class is rows off the lines alone.
+  const std::vector<Shape> odd8 = tuning::shapes_of(find(Placement::in_place, "odd"), 8);
+  REQUIRE(odd8.size() == 2);
+  CHECK(odd8[0].rows == 8194);
+  CHECK(odd8[1].rows == 4112);
+  for (const std::size_t elem : {1, 2, 4, 8, 16}) {
+    CAPTURE(elem);
+    CHECK(tuning::shapes_of(find(Placement::in_place, "odd"), elem).size() == 2);
+    CHECK(tuning::shapes_of(find(Placement::out_of_place, "odd"), elem).size() == 2);
+  }
 }
 
 }  // TEST_SUITE("api")

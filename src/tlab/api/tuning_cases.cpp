@@ -26,6 +26,14 @@ std::vector<Shape> unaligned_sides(std::size_t elem) {
   return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
 }
 
+// In place, "odd" holds rows off the lines and rows of whole lines half a 256-byte unit off
+// (shape_class): one side of each kind, 8192 + 16 / elem and 4096 + 128 / elem (8208 and 4224
+// bytes, 8194 and 4112 doubles), so that the tile pairs are scored at both.
+std::vector<Shape> odd_sides_in_place(std::size_t elem) {
+  const auto e = static_cast<std::int64_t>(elem);
+  return {{8192 + 16 / e, 8192 + 16 / e}, {4096 + 128 / e, 4096 + 128 / e}};
+}
+
 // The shapes of a class given by element size: "odd" and in-place "unaligned" as above; "rect-small" at 16 MiB, the
 // most that one tile a block holds at every shape (the class goes on to 32 MiB, two tiles a
 // block, which experiment 13's 2-byte rectangles measure): 8192 x 2048 bytes, 8192 x 128
@@ -33,7 +41,7 @@ std::vector<Shape> unaligned_sides(std::size_t elem) {
 std::vector<Shape> sides_for(const Case& c, std::size_t elem) {
   if (c.shape_class == "rect-small") return {{8192, 2048 / static_cast<std::int64_t>(elem)}};
   if (c.shape_class == "unaligned") return unaligned_sides(elem);
-  return odd_sides(elem);
+  return c.placement == Placement::in_place ? odd_sides_in_place(elem) : odd_sides(elem);
 }
 
 }  // namespace
