@@ -30,8 +30,8 @@ std::vector<Shape> unaligned_sides(std::size_t elem) {
 // (shape_class): one side of each kind, 8192 + 16 / elem and 4096 + 128 / elem (8208 and 4224
 // bytes, 8194 and 4112 doubles), so that the tile pairs are scored at both.
 std::vector<Shape> odd_sides_in_place(std::size_t elem) {
-  const auto e = static_cast<std::int64_t>(elem);
-  return {{8192 + 16 / e, 8192 + 16 / e}, {4096 + 128 / e, 4096 + 128 / e}};
+  const std::int64_t half_unit = 4096 + 128 / static_cast<std::int64_t>(elem);
+  return {odd_sides(elem).front(), {half_unit, half_unit}};
 }
 
 // The shapes of a class given by element size: "odd" and in-place "unaligned" as above; "rect-small" at 16 MiB, the

@@ -61,10 +61,21 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
 // element size and GPU, performance notes, section 9, "Contiguous elements at odd sides" and
 // "Shifted words for the loads only"); or element runs and whole words whose loads ask the L2
 // for the aligned 256 bytes around them, so that a row piece off 256-byte units brings the
-// rest of its end units in the same DRAM access ("Loads that ask L2 for whole lines"). Rows off a word are stored
-// element by element, 32 consecutive elements a warp instruction; the shifted stores of the
-// out-of-place kernels measured no faster in place.
+// rest of its end units in the same DRAM access ("Loads that ask L2 for whole lines"). Rows
+// off a word are stored element by element, 32 consecutive elements a warp instruction; the
+// shifted stores of the out-of-place kernels measured no faster in place.
 enum class Loads { elements, shifted, fetch256 };
+
+// A load mode's name suffix, its "loads" parameter and its registry description.
+struct LoadsName {
+  const char *suffix, *param, *what;
+};
+constexpr LoadsName kLoadsNames[] = {
+    {"", "elements", "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched"},
+    {"-shifted", "shifted", "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place"},
+    {"-fetch256", "fetch256",
+     "tile pairs in whole W-byte words; loads ask the L2 for the aligned 256 bytes around them, so rows off 256-byte "
+     "units fetch their pieces' end units whole"}};
 
 template <int S, int W, Loads L = Loads::elements>
 void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
@@ -80,15 +91,9 @@ void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, 
 }
 
 template <int W, Loads L> void add_word_in_place(Registry& r) {
-  const std::string suffix = L == Loads::shifted ? "-shifted" : L == Loads::fetch256 ? "-fetch256" : "";
-  const char* loads = L == Loads::shifted ? "shifted" : L == Loads::fetch256 ? "fetch256" : "elements";
-  const char* what =
-      L == Loads::shifted    ? "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place"
-      : L == Loads::fetch256 ? "tile pairs in whole W-byte words; loads ask the L2 for the aligned 256 bytes around them, so "
-                               "rows off 256-byte units fetch their pieces' end units whole"
-                             : "tile pairs swapped through shared memory in whole W-byte words; only pair-owning blocks launched";
-  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + suffix, "gpu-word-inplace", Placement::in_place,
-                          {{"word", std::to_string(W)}, {"loads", loads}}, what);
+  const LoadsName& name = kLoadsNames[static_cast<int>(L)];
+  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + name.suffix, "gpu-word-inplace", Placement::in_place,
+                          {{"word", std::to_string(W)}, {"loads", name.param}}, name.what);
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
     if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W, L>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op));
@@ -116,16 +121,16 @@ void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t coun
                               " is not 1, 2, 4, 8 or 16 bytes");
 }
 
+template <Loads L> void add_every_word(Registry& r) {
+  add_word_in_place<4, L>(r);
+  add_word_in_place<8, L>(r);
+  add_word_in_place<16, L>(r);
+}
+
 void register_gpu_word_in_place(Registry& r) {
-  add_word_in_place<4, Loads::elements>(r);
-  add_word_in_place<8, Loads::elements>(r);
-  add_word_in_place<16, Loads::elements>(r);
-  add_word_in_place<4, Loads::shifted>(r);
-  add_word_in_place<8, Loads::shifted>(r);
-  add_word_in_place<16, Loads::shifted>(r);
-  add_word_in_place<4, Loads::fetch256>(r);
-  add_word_in_place<8, Loads::fetch256>(r);
-  add_word_in_place<16, Loads::fetch256>(r);
+  add_every_word<Loads::elements>(r);
+  add_every_word<Loads::shifted>(r);
+  add_every_word<Loads::fetch256>(r);
 }
 
 }  // namespace tlab::gpu
