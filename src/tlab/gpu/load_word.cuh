@@ -2,8 +2,10 @@
 // touches: PF = 128 or 256 is PTX's .L2::128B / .L2::256B prefetch size, the aligned block of
 // that many bytes holding the word (0, or a GPU before sm_80: a plain load). Rows off 256-byte
 // units leave each piece's end units shared with pieces that other blocks read at other
-// times; fetched whole, such a unit comes from DRAM in one access instead of two (performance
-// notes, section 9, "Loads that ask L2 for whole lines").
+// times; fetched whole, such a unit is in L2 when the other block comes. The in-place tile
+// pairs gain from it where their reads and writes mix, not in their reads alone (performance
+// notes, section 9, "Loads that ask L2 for whole lines" and "Reads or writes: where the pairs
+// still lose off a unit").
 #pragma once
 #include <cuda_runtime.h>
 

@@ -61,7 +61,7 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
 // element size and GPU, performance notes, section 9, "Contiguous elements at odd sides" and
 // "Shifted words for the loads only"); or element runs and whole words whose loads ask the L2
 // for the aligned 256 bytes around them, so that a row piece off 256-byte units brings the
-// rest of its end units in the same DRAM access ("Loads that ask L2 for whole lines"). Rows
+// rest of its end units along (load_word.cuh; "Loads that ask L2 for whole lines"). Rows
 // off a word are stored element by element, 32 consecutive elements a warp instruction; the
 // shifted stores of the out-of-place kernels measured no faster in place.
 enum class Loads { elements, shifted, fetch256 };
