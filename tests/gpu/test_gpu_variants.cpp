@@ -338,3 +338,30 @@ TEST_CASE("in-place word kernels: a matrix at any offset in a word, nothing writ
   // of them fails here.
   CHECK(checked >= 20 * 5 * 3);
 }
+
+// The `-ahead` pairs hold a block's next pair in registers while they store the present one,
+// so a block must walk several pairs for that path to run at all: at 66 tiles a side (2211
+// pairs) every block walks two or more on a GPU of up to 132 SMs at eight blocks each, mixing
+// inner pairs (through the registers) and edge pairs (8 elements past the last whole tile,
+// loaded directly) in one walk. 24 tiles (300 pairs) under the sanitizers: still two or more
+// for the pairs that keep one block an SM.
+TEST_CASE("in-place pairs with the next pair ahead: blocks that walk many pairs, inner and edge, nothing outside written") {
+  int checked = 0;
+  const std::int64_t tiles = small_only() ? 24 : 66;
+  for (const tlab::Variant* v : tlab::registry().matching("gpu/word-inplace/*-ahead"))
+    for (tlab::DType t : v->dtypes()) {
+      const std::int64_t side = 32 * std::stoll(v->param("word")) / static_cast<std::int64_t>(tlab::dtype_size(t));
+      const std::int64_t n = tiles * side + 8;
+      CAPTURE(v->name);
+      CAPTURE(tlab::dtype_name(t));
+      CAPTURE(n);
+      CHECK(tlab_test::transposed_within_guards(t, {n, n}, 0, 128, 0xA5, [&](unsigned char* m) {
+        tlab::Operands op;
+        op.in = op.out = m;
+        op.shape = {n, n};
+        v->kernels.at(t)(op);
+      }));
+      ++checked;
+    }
+  CHECK(checked >= 3 * 3);  // three words, three or more types each
+}

@@ -2,23 +2,15 @@
 // tile pair. Only the T(T+1)/2 blocks that own a pair (tile (i, j) with i <= j and its mirror)
 // are launched, so no block starts just to exit. The g x g blocks of a larger matrix go in
 // one launch (gridDim.y), for the rectangular block decomposition.
-#include <cmath>
 
 #include "tlab/gpu/word_inplace.cuh"
+#include "tlab/gpu/tile_pair_index.cuh"
 #include "tlab/gpu/word_tile.cuh"
 
 namespace tlab::gpu {
 namespace {
 
 using namespace word;
-
-// Pair k of the upper triangle, counted column by column: (i, j) with i <= j.
-__device__ __forceinline__ void pair_of(std::int64_t k, std::int64_t& i, std::int64_t& j) {
-  j = static_cast<std::int64_t>((sqrt(8.0 * static_cast<double>(k) + 1.0) - 1.0) / 2.0);
-  while (j * (j + 1) / 2 > k) --j;  // the square root in double may be one off either way
-  while ((j + 1) * (j + 2) / 2 <= k) ++j;
-  i = k - j * (j + 1) / 2;
-}
 
 template <int S, int W, int LAYOUT, int STORE, int PF = 0>
 __global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs,
