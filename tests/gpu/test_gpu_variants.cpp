@@ -205,8 +205,7 @@ TEST_CASE("kernels index with 64 bits: a matrix of more than 2^31 elements") {
   const tlab::Shape s{46341, 46341};  // 2,147,488,281 one-byte elements > 2^31
   const auto bytes = static_cast<std::size_t>(s.elements());
   for (const char* name :
-       {"gpu/tiled/t32-pad", "gpu/naive-rowread/b16", "gpu/inplace-naive/b32", "gpu/word/sector-cut", "gpu/word/sector-cut-ahead",
-        "gpu/word-inplace/waves"}) {
+       {"gpu/tiled/t32-pad", "gpu/naive-rowread/b16", "gpu/inplace-naive/b32", "gpu/word/sector-cut", "gpu/word-inplace/waves"}) {
     const tlab::Variant& v = tlab::registry().get(name);
     if (!v.supports(tlab::DType::u8)) continue;
     CAPTURE(name);
@@ -273,78 +272,43 @@ int main(int argc, char** argv) {
   return ctx.run();
 }
 
-// The sector-cut kernels work from absolute addresses: buffers that start anywhere in a sector
+// The sector-cut kernel works from absolute addresses: buffers that start anywhere in a sector
 // (element offsets 0 .. 5) must give the same transpose, and no byte outside the output may
 // change, though its first and last words share sectors with the bytes around it.
-namespace {
-// Whether `v` transposes a `t` matrix of shape `s` read `in_off` and written `out_off` elements
-// past 128 guard bytes, leaving every guard byte as it was.
-bool sector_exact_within_guards(const tlab::Variant& v, tlab::DType t, tlab::Shape s, int in_off, int out_off) {
-  const std::size_t e = tlab::dtype_size(t), bytes = s.elements() * e, guard = 128;
-  std::vector<unsigned char> in(bytes), want(bytes + 2 * guard, 0x5A), got(bytes + 2 * guard);
-  tlab::fill_random(in.data(), s.elements(), t);
-  tlab::reference_transpose(in.data(), want.data() + guard + out_off * e, s, e);
-  unsigned char *a = nullptr, *b = nullptr;
-  REQUIRE(cudaMalloc(&a, bytes + 2 * guard) == cudaSuccess);
-  REQUIRE(cudaMalloc(&b, bytes + 2 * guard) == cudaSuccess);
-  REQUIRE(cudaMemcpy(a + guard + in_off * e, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
-  REQUIRE(cudaMemset(b, 0x5A, bytes + 2 * guard) == cudaSuccess);
-  tlab::Operands op;
-  op.in = a + guard + in_off * e;
-  op.out = b + guard + out_off * e;
-  op.shape = s;
-  v.kernels.at(t)(op);
-  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-  REQUIRE(cudaMemcpy(got.data(), b, got.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
-  cudaFree(a);
-  cudaFree(b);
-  return got == want;
-}
-}  // namespace
-
-TEST_CASE("the sector-cut kernels: buffers at any offset in a sector, nothing written outside the output") {
-  for (const tlab::Variant* v : tlab::registry().matching("gpu/word/sector-cut*")) {
-    const int expected = static_cast<int>(v->dtypes().size()) * 5 * 3 * 2;
-    int checked = 0;
-    for (tlab::DType t : v->dtypes())
-      for (tlab::Shape s : {tlab::Shape{1, 7}, tlab::Shape{7, 1}, tlab::Shape{33, 31}, tlab::Shape{300, 301}, tlab::Shape{515, 513}})
-        for (int in_off : {0, 1, 5})
-          for (int out_off : {0, 3}) {
-            CAPTURE(v->name);
-            CAPTURE(tlab::dtype_name(t));
-            CAPTURE(tlab::to_string(s));
-            CAPTURE(in_off);
-            CAPTURE(out_off);
-            CHECK(sector_exact_within_guards(*v, t, s, in_off, out_off));
-            ++checked;
-          }
-    CHECK(checked == expected);
-  }
-}
-
-// sector-cut-ahead's blocks load their next (window, column group) while they store the
-// present one, which only happens where a block walks several: 24 windows by 64 column groups
-// (1536 items) are more than twice what a GPU of 132 SMs holds at five blocks each. The rows
-// are off a sector, so edge windows and inner ones come in the same walk.
-TEST_CASE("sector-cut-ahead: blocks that walk many windows, at any offset, nothing written outside the output") {
-  const tlab::Variant& v = tlab::registry().get("gpu/word/sector-cut-ahead");
+TEST_CASE("the sector-cut kernel: buffers at any offset in a sector, nothing written outside the output") {
+  const tlab::Variant& v = tlab::registry().get("gpu/word/sector-cut");
+  const int expected = static_cast<int>(v.dtypes().size()) * 5 * 3 * 2;
   int checked = 0;
-  for (tlab::DType t : v.dtypes()) {
-    const std::int64_t S = static_cast<std::int64_t>(tlab::dtype_size(t));
-    const std::int64_t per_group = S < 4 ? 31 * (4 / S) : 64;  // output rows a block owns
-    const tlab::Shape s{24 * 256 / S - 3, 64 * per_group - 5};
-    for (int in_off : {0, 1})
-      for (int out_off : {0, 3}) {
-        CAPTURE(tlab::dtype_name(t));
-        CAPTURE(tlab::to_string(s));
-        CAPTURE(in_off);
-        CAPTURE(out_off);
-        CHECK(sector_exact_within_guards(v, t, s, in_off, out_off));
-        ++checked;
-      }
-  }
-  CHECK(checked == static_cast<int>(v.dtypes().size()) * 4);
-  CHECK(v.dtypes().size() >= 5);  // 1 to 16 bytes
+  for (tlab::DType t : v.dtypes())
+    for (tlab::Shape s : {tlab::Shape{1, 7}, tlab::Shape{7, 1}, tlab::Shape{33, 31}, tlab::Shape{300, 301}, tlab::Shape{515, 513}})
+      for (int in_off : {0, 1, 5})
+        for (int out_off : {0, 3}) {
+          const std::size_t e = tlab::dtype_size(t), bytes = s.elements() * e, guard = 128;
+          CAPTURE(tlab::dtype_name(t));
+          CAPTURE(tlab::to_string(s));
+          CAPTURE(in_off);
+          CAPTURE(out_off);
+          std::vector<unsigned char> in(bytes), want(bytes + 2 * guard, 0x5A), got(bytes + 2 * guard);
+          tlab::fill_random(in.data(), s.elements(), t);
+          tlab::reference_transpose(in.data(), want.data() + guard + out_off * e, s, e);
+          unsigned char *a = nullptr, *b = nullptr;
+          REQUIRE(cudaMalloc(&a, bytes + 2 * guard) == cudaSuccess);
+          REQUIRE(cudaMalloc(&b, bytes + 2 * guard) == cudaSuccess);
+          REQUIRE(cudaMemcpy(a + guard + in_off * e, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+          REQUIRE(cudaMemset(b, 0x5A, bytes + 2 * guard) == cudaSuccess);
+          tlab::Operands op;
+          op.in = a + guard + in_off * e;
+          op.out = b + guard + out_off * e;
+          op.shape = s;
+          v.kernels.at(t)(op);
+          REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+          REQUIRE(cudaMemcpy(got.data(), b, got.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+          cudaFree(a);
+          cudaFree(b);
+          CHECK(got == want);
+          ++checked;
+        }
+  CHECK(checked == expected);
 }
 
 // In place, a matrix that starts anywhere in a word must be transposed exactly, and no byte

@@ -16,8 +16,6 @@
 // read from the row's column at the row's skew. Elements of 4 bytes and more are loaded one
 // per thread. Elements of 1 and 2 bytes come in 4-byte words, E = 4/S of them, shifted and
 // transposed in registers (performance notes, section 9, "Lean sector-cut").
-#include <algorithm>
-
 #include "tlab/gpu/word_tile.cuh"
 
 namespace tlab::gpu {
@@ -51,115 +49,65 @@ template <int S> struct Whole {
   static constexpr std::size_t smem_bytes = static_cast<std::size_t>(J) * tile_pitch * S;
 };
 
-// (1) The thread's loads of the span's rows for source columns j0.. (window kk), every one in
-// flight before the first store to shared memory. A thread keeps one column and steps down
-// the rows, so its addresses are one base and a stride.
-template <int S> struct WholeLoads {
-  static constexpr int rpp = kThreads / Whole<S>::J, passes = (Whole<S>::span + rpp - 1) / rpp;
-  Word<S> v[passes];
-};
-
-template <int S>
-__device__ __forceinline__ void whole_load(WholeLoads<S>& l, const unsigned char* __restrict__ in, std::int64_t rows,
-                                           std::int64_t cols, std::int64_t in_pitch, std::int64_t kk, std::int64_t j0) {
-  using G = Whole<S>;
-  using L = WholeLoads<S>;
-  const std::int64_t row_bytes = in_pitch * S, b0 = kk * G::window - G::pad;  // first source row of the block
-  const int c = threadIdx.x % G::J, r_first = threadIdx.x / G::J;
-  const bool inside = b0 >= 0 && b0 + G::span <= rows && j0 + G::J <= cols;
-  // A byte offset, added to `in` only under the guard: the first window's rows start
-  // before the matrix, and a pointer formed there would be undefined even unread.
-  const std::int64_t at = ((b0 + r_first) * in_pitch + j0 + c) * S;
-#pragma unroll
-  for (int u = 0; u < L::passes; ++u) {
-    const int r = r_first + u * L::rpp;
-    const std::int64_t gr = b0 + r;
-    l.v[u] = Word<S>{};
-    if (inside ? (G::span % L::rpp == 0 || r < G::span) : (r < G::span && gr >= 0 && gr < rows && j0 + c < cols))
-      l.v[u] = *reinterpret_cast<const Word<S>*>(in + (at + u * L::rpp * row_bytes));
-  }
-}
-
-template <int S> __device__ __forceinline__ void whole_fill(const WholeLoads<S>& l, Word<S>* tile) {
-  using G = Whole<S>;
-  using L = WholeLoads<S>;
-  const int c = threadIdx.x % G::J, r_first = threadIdx.x / G::J;
-#pragma unroll
-  for (int u = 0; u < L::passes; ++u) {
-    const int r = r_first + u * L::rpp;
-    if (G::span % L::rpp == 0 || r < G::span) tile[c * G::tile_pitch + r] = l.v[u];
-  }
-}
-
-// (2) A warp takes whole output rows, so that the row's address, skew and bounds are worked
-// out once per row; its lanes store consecutive aligned elements of the window.
-template <int S>
-__device__ __forceinline__ void whole_drain(const Word<S>* tile, unsigned char* __restrict__ out, std::int64_t rows,
-                                            std::int64_t cols, std::int64_t out_pitch, std::int64_t kk, std::int64_t j0) {
-  using G = Whole<S>;
-  constexpr int J = G::J;
-  const std::int64_t out_row_bytes = out_pitch * S;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const std::uintptr_t out_lo = reinterpret_cast<std::uintptr_t>(out);
-  for (int jj = warp; jj < J; jj += kWarps) {
-    const std::int64_t oj = j0 + jj;
-    if (oj >= cols) break;
-    const std::uintptr_t row_start = out_lo + static_cast<std::uintptr_t>(oj * out_row_bytes);
-    const int skew = static_cast<int>(row_start & 31) / S;
-    const std::int64_t c_window = kk * G::window - skew;  // element of the window's first word
-    const int i0 = G::pad - skew;                         // its source row, local
-    auto* dst = reinterpret_cast<Word<S>*>((row_start & ~std::uintptr_t{31}) + static_cast<std::uintptr_t>(kk * kWindow));
-    const bool whole = c_window >= 0 && c_window + G::window <= rows;
-#pragma unroll
-    for (int t = 0; t < (G::out_words + 31) / 32; ++t) {
-      const int q = lane + 32 * t;
-      if (G::out_words % 32 && q >= G::out_words) break;  // 16-byte elements: 16 a row
-      // The row's first or last window: only the elements inside the row.
-      if (whole || (c_window + q >= 0 && c_window + q < rows)) dst[q] = tile[jj * G::tile_pitch + i0 + q];
-    }
-  }
-}
-
 template <int S>
 __global__ void __launch_bounds__(kThreads, 4)
 transpose_sector_whole(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
                        std::int64_t cols, std::int64_t in_pitch, std::int64_t out_pitch) {
+  using G = Whole<S>;
+  constexpr int J = G::J;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   Word<S>* tile = reinterpret_cast<Word<S>*>(smem_raw);  // J columns of the span's rows
-  const std::int64_t kk = blockIdx.x;                     // window index along the output rows
-  const std::int64_t groups = (cols + Whole<S>::J - 1) / Whole<S>::J;
-  WholeLoads<S> l;
+  const std::int64_t row_bytes = in_pitch * S, out_row_bytes = out_pitch * S;
+  const std::int64_t kk = blockIdx.x;               // window index along the output rows
+  const std::int64_t b0 = kk * G::window - G::pad;  // first source row of the block
+  const std::int64_t groups = (cols + J - 1) / J;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (std::int64_t grp = blockIdx.y; grp < groups; grp += gridDim.y) {
-    const std::int64_t j0 = grp * Whole<S>::J;  // first source column = first output row
-    whole_load<S>(l, in, rows, cols, in_pitch, kk, j0);
-    whole_fill<S>(l, tile);
+    const std::int64_t j0 = grp * J;  // first source column = first output row
+    // (1) Every load of the thread in flight before its first store. A thread keeps one
+    // column and steps down the rows, so its addresses are one base and a stride.
+    constexpr int rpp = kThreads / J, passes = (G::span + rpp - 1) / rpp;
+    const int c = threadIdx.x % J, r_first = threadIdx.x / J;
+    const bool inside = b0 >= 0 && b0 + G::span <= rows && j0 + J <= cols;
+    // A byte offset, added to `in` only under the guard: the first window's rows start
+    // before the matrix, and a pointer formed there would be undefined even unread.
+    const std::int64_t at = ((b0 + r_first) * in_pitch + j0 + c) * S;
+    Word<S> v[passes];
+#pragma unroll
+    for (int u = 0; u < passes; ++u) {
+      const int r = r_first + u * rpp;
+      const std::int64_t gr = b0 + r;
+      v[u] = Word<S>{};
+      if (inside ? (G::span % rpp == 0 || r < G::span) : (r < G::span && gr >= 0 && gr < rows && j0 + c < cols))
+        v[u] = *reinterpret_cast<const Word<S>*>(in + (at + u * rpp * row_bytes));
+    }
+#pragma unroll
+    for (int u = 0; u < passes; ++u) {
+      const int r = r_first + u * rpp;
+      if (G::span % rpp == 0 || r < G::span) tile[c * G::tile_pitch + r] = v[u];
+    }
     __syncthreads();
-    whole_drain<S>(tile, out, rows, cols, out_pitch, kk, j0);
+    // (2) A warp takes whole output rows, so that the row's address, skew and bounds are
+    // worked out once per row; its lanes store consecutive aligned elements of the window.
+    const std::uintptr_t out_lo = reinterpret_cast<std::uintptr_t>(out);
+    for (int jj = warp; jj < J; jj += kWarps) {
+      const std::int64_t oj = j0 + jj;
+      if (oj >= cols) break;
+      const std::uintptr_t row_start = out_lo + static_cast<std::uintptr_t>(oj * out_row_bytes);
+      const int skew = static_cast<int>(row_start & 31) / S;
+      const std::int64_t c_window = kk * G::window - skew;  // element of the window's first word
+      const int i0 = G::pad - skew;                         // its source row, local
+      auto* dst = reinterpret_cast<Word<S>*>((row_start & ~std::uintptr_t{31}) + static_cast<std::uintptr_t>(kk * kWindow));
+      const bool whole = c_window >= 0 && c_window + G::window <= rows;
+#pragma unroll
+      for (int t = 0; t < (G::out_words + 31) / 32; ++t) {
+        const int q = lane + 32 * t;
+        if (G::out_words % 32 && q >= G::out_words) break;  // 16-byte elements: 16 a row
+        // The row's first or last window: only the elements inside the row.
+        if (whole || (c_window + q >= 0 && c_window + q < rows)) dst[q] = tile[jj * G::tile_pitch + i0 + q];
+      }
+    }
     __syncthreads();  // the next column group overwrites shared memory
-  }
-}
-
-// The same on a grid of as many blocks as fit at once, each walking the (window, column group)
-// items it, it + grid, ... in the launch order above: the loads of a block's next item are
-// issued into the registers its present item's fill has just emptied, before the present
-// item is drained, so that an SM's reads and writes are in flight together (performance notes,
-// section 9, "`sector-cut` with the next window's loads ahead").
-template <int S>
-__global__ void __launch_bounds__(kThreads, 4)
-transpose_sector_whole_ahead(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
-                             std::int64_t cols, std::int64_t in_pitch, std::int64_t out_pitch, std::int64_t windows) {
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  Word<S>* tile = reinterpret_cast<Word<S>*>(smem_raw);
-  const std::int64_t items = windows * ((cols + Whole<S>::J - 1) / Whole<S>::J);
-  WholeLoads<S> l;
-  if (blockIdx.x < items) whole_load<S>(l, in, rows, cols, in_pitch, blockIdx.x % windows, blockIdx.x / windows * Whole<S>::J);
-  for (std::int64_t it = blockIdx.x; it < items; it += gridDim.x) {
-    whole_fill<S>(l, tile);
-    __syncthreads();
-    const std::int64_t next = it + gridDim.x;
-    if (next < items) whole_load<S>(l, in, rows, cols, in_pitch, next % windows, next / windows * Whole<S>::J);
-    whole_drain<S>(tile, out, rows, cols, out_pitch, it % windows, it / windows * Whole<S>::J);
-    __syncthreads();
   }
 }
 
@@ -311,62 +259,6 @@ transpose_sector_small(const unsigned char* __restrict__ in, unsigned char* __re
   }
 }
 
-// The small-element kernel with its next item's loads ahead, as transpose_sector_whole_ahead.
-template <int S>
-__global__ void __launch_bounds__(kThreads, 3)
-transpose_sector_small_ahead(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, std::int64_t rows,
-                             std::int64_t cols, std::int64_t in_pitch, std::int64_t out_pitch, std::int64_t windows) {
-  using G = Small<S>;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  unsigned* tile = reinterpret_cast<unsigned*>(smem_raw);
-  const std::int64_t row_bytes = in_pitch * S, total = (rows - 1) * row_bytes + cols * S;
-  const std::int64_t items = windows * ((cols + G::J - 1) / G::J);
-  const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned v[G::passes][G::E];
-  auto load = [&](std::int64_t it) {
-    const std::int64_t kk = it % windows, j0 = it / windows * G::J, b0 = kk * G::window - G::pad;
-    const std::int64_t off0 = b0 * row_bytes + j0 * S;
-    if (b0 >= 0 && b0 + G::span <= rows && off0 >= 4 && off0 + (G::span - 1) * row_bytes + 128 <= total)
-      small_load<S, true>(v, in, in + total, rows, row_bytes, b0, j0);
-    else
-      small_load<S, false>(v, in, in + total, rows, row_bytes, b0, j0);
-  };
-  if (blockIdx.x < items) load(blockIdx.x);
-  for (std::int64_t it = blockIdx.x; it < items; it += gridDim.x) {
-    const std::int64_t kk = it % windows, j0 = it / windows * G::J, b0 = kk * G::window - G::pad;
-    const unsigned at_lo = static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in)) +
-                           static_cast<unsigned>(b0 + warp * G::E) * static_cast<unsigned>(row_bytes) +
-                           static_cast<unsigned>(j0 * S) + 4u * lane;
-    small_fill<S>(v, tile, at_lo, static_cast<unsigned>(row_bytes));
-    __syncthreads();
-    if (it + gridDim.x < items) load(it + gridDim.x);
-    if (kk >= 1 && (kk + 1) * G::window <= rows)
-      small_drain<S, true>(tile, out, rows, cols, out_pitch, kk, j0);
-    else
-      small_drain<S, false>(tile, out, rows, cols, out_pitch, kk, j0);
-    __syncthreads();
-  }
-}
-
-template <int S> void launch_ahead(const Operands& op) {
-  static unsigned long long smem_allowed = 0;
-  const auto go = [&](auto kernel, std::size_t smem, int J) {
-    word::allow_smem(kernel, smem, smem_allowed);
-    int per_sm = 0;
-    TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem));
-    const std::int64_t windows = ceil_div(op.shape.rows * S + 32, kWindow), items = windows * ceil_div(op.shape.cols, J);
-    const std::int64_t blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(items, std::int64_t{std::max(per_sm, 1)} * sm_count()));
-    kernel<<<static_cast<unsigned>(blocks), kThreads, smem, stream_of(op)>>>(
-        static_cast<const unsigned char*>(op.in), static_cast<unsigned char*>(op.out), op.shape.rows, op.shape.cols,
-        op.in_pitch ? op.in_pitch : op.shape.cols, op.out_pitch ? op.out_pitch : op.shape.rows, windows);
-    TLAB_CUDA_LAUNCHED();
-  };
-  if constexpr (S < 4)
-    go(transpose_sector_small_ahead<S>, Small<S>::smem_bytes, Small<S>::J);
-  else
-    go(transpose_sector_whole_ahead<S>, Whole<S>::smem_bytes, Whole<S>::J);
-}
-
 template <int S> void launch(const Operands& op) {
   static unsigned long long smem_allowed = 0;
   const auto go = [&](auto kernel, std::size_t smem, int J) {
@@ -396,13 +288,6 @@ void register_gpu_sector(Registry& r) {
   // own address, so rows a pitch apart cost nothing more than dense ones.
   v.takes_in_pitch = v.takes_out_pitch = true;
   r.add(std::move(v));
-  Variant a = gpu_variant("gpu/word/sector-cut-ahead", "gpu-word", Placement::out_of_place,
-                          {{"window", "256"}, {"word", "4"}, {"loads", "ahead"}},
-                          "sector-cut on a grid of resident blocks, each loading its next window while it stores the "
-                          "present one");
-  a.kernels = instantiate_all([](auto tag, const Operands& op) { launch_ahead<sizeof(decltype(tag))>(op); });
-  a.takes_in_pitch = a.takes_out_pitch = true;
-  r.add(std::move(a));
 }
 
 }  // namespace tlab::gpu
