@@ -74,8 +74,7 @@ __global__ void __launch_bounds__(kThreads, 1) transpose_pairs_ahead(unsigned ch
     }
     __syncthreads();
     std::int64_t ni = 0, nj = 0;
-    const bool next_held = k + gridDim.x < pairs && fetch_pair(k + gridDim.x, ni, nj);
-    if (k + gridDim.x < pairs && !next_held) pair_of(k + gridDim.x, ni, nj);
+    const bool next_held = k + gridDim.x < pairs && fetch_pair(k + gridDim.x, ni, nj);  // sets ni, nj either way
     store_tile_transposed<S, W, LAYOUT>(a, m, n, n, ar, ac, n);  // a^T into b's place
     if (!diagonal) store_tile_transposed<S, W, LAYOUT>(b, m, n, n, ac, ar, n);
     __syncthreads();
@@ -97,10 +96,9 @@ template <int S, int W, int LAYOUT, int PF> void launch(void* m, std::int64_t n,
 }
 
 template <int S, int W> void run_ahead(void* m, std::int64_t n, cudaStream_t stream) {
-  const Layout l = row_layout(m, m, n, n, S, W);
-  with_layout<S, W>(l == kShiftedRows ? kByElement : l, [&](auto layout) {
-    launch<S, W, decltype(layout)::value, 256>(m, n, stream);
-  });
+  // Rows off a word read element runs, as word_inplace.cu's plain pairs: no shifted kernel.
+  if (row_layout(m, m, n, n, S, W) == kAlignedRows) launch<S, W, kAlignedRows, 256>(m, n, stream);
+  else launch<S, W, kByElement, 256>(m, n, stream);
 }
 
 template <int W> void add_ahead(Registry& r) {
