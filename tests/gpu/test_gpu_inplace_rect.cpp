@@ -121,6 +121,39 @@ TEST_CASE("the library's in-place plan: the grid's shared memory where the matri
   CHECK(on_grid_taken >= static_cast<int>(tlab::all_dtypes().size()));
 }
 
+TEST_CASE("c2r's row pass on rows over 16 KiB, in blocks of 512 threads and of 1024, gives the transpose") {
+  if (std::getenv("TLAB_GPU_TEST_SMALL")) return;
+  // Rows over 16 KiB are a block's each. On an H100 or an H200 (228 KiB a SM): 257 x 16381
+  // takes blocks of 512 for float (64 KiB rows) and uint16 (two 33 KiB buffers), of 1024 for
+  // double (128 KiB), 256 for uint8 (16 KiB, a short row); 61 x 20011 float (80 KiB, two
+  // blocks an SM) takes 1024. complex128 at 257 x 16381 (256 KiB) goes through scratch.
+  int checked = 0;
+  for (auto [m, n] : {std::pair<std::int64_t, std::int64_t>{257, 16381}, {61, 20011}, {16381, 257}})
+    for (tlab::DType t : tlab::all_dtypes()) {
+      const int elem = static_cast<int>(tlab::dtype_size(t));
+      const tlab::Shape s{m, n};
+      CAPTURE(tlab::to_string(s));
+      CAPTURE(tlab::dtype_name(t));
+      const std::size_t bytes = static_cast<std::size_t>(s.elements()) * elem;
+      std::vector<unsigned char> in(bytes), want(bytes), got(bytes);
+      tlab::fill_random(in.data(), s.elements(), t);
+      tlab::reference_transpose(in.data(), want.data(), s, elem);
+      unsigned char* d = nullptr;
+      REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+      for (bool grid : {false, true}) {
+        CAPTURE(grid);
+        REQUIRE(cudaMemcpy(d, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+        tlab::gpu::transpose_in_place_rect(d, s, elem, nullptr, 256, nullptr, grid);
+        REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+        REQUIRE(cudaMemcpy(got.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+        CHECK(got == want);
+        ++checked;
+      }
+      REQUIRE(cudaFree(d) == cudaSuccess);
+    }
+  CHECK(checked == 3 * 2 * static_cast<int>(tlab::all_dtypes().size()));
+}
+
 TEST_CASE("c2r-grid holds no scratch where every pass runs in place, and scratch wherever one does not") {
   const tlab::Variant& v = tlab::registry().get("gpu/inplace-rect/c2r-grid");
   for (tlab::DType t : tlab::all_dtypes()) {

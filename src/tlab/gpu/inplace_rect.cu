@@ -218,6 +218,16 @@ std::int64_t on_chip_row_bytes() {
   return optin;
 }
 
+// Blocks of `smem` bytes of shared memory that one SM holds at once (the runtime's reserve
+// counted per block).
+int blocks_per_sm_by_smem(std::int64_t smem) {
+  int dev = 0, per_sm = 0, reserved = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, dev));
+  return static_cast<int>(per_sm / (smem + reserved));
+}
+
 unsigned blocks_for(std::int64_t work) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(ceil_div(work, kBlock), 1, 65535));
 }
@@ -254,13 +264,16 @@ void run(void* matrix, Shape s, void* scratch, int scratch_rows, bool columns_on
   // 1- and 2-byte rows in 16-byte words, through two buffers, where both fit.
   const bool wide = S <= 2 && 2 * wide_buffer_bytes(row_bytes) <= on_chip_row_bytes();
   if (row_bytes <= on_chip_row_bytes()) {
-    // About 16 KiB of rows a block where rows are short; long rows take bigger blocks, so
-    // that as many loads are in flight with the two blocks an SM then holds (one where rows
-    // pass about 113 KiB, or about 56 KiB on the wide path, whose two buffers double them).
+    // About 16 KiB of rows a block where rows are short. A longer row is a block's alone: of
+    // 512 threads where three such blocks fit an SM's shared memory, so that three rows are
+    // in flight where blocks of 1024 threads left two (float 1021 x 16381: the row pass from
+    // 50.9 to 42.7 us on the H200), else of 1024, so that as many loads are in flight with
+    // the one or two blocks an SM then holds (performance notes, section 9, "c2r's passes in
+    // one launch").
     const int R = static_cast<int>(std::clamp<std::int64_t>(16 * 1024 / row_bytes, 1, p.m));
-    const int threads = row_bytes > 16 * 1024 ? 1024 : kBlock;
     const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(ceil_div(p.m, R), 65535));
     const std::int64_t smem = wide ? 2 * wide_buffer_bytes(R * row_bytes) : R * row_bytes;
+    const int threads = row_bytes <= 16 * 1024 ? kBlock : blocks_per_sm_by_smem(smem) >= 3 ? 512 : 1024;
     auto launch = [&](auto kernel) {
       if (smem > 48 * 1024)
         TLAB_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem)));
