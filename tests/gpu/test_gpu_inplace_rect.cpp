@@ -124,7 +124,7 @@ TEST_CASE("the library's in-place plan: the grid's shared memory where the matri
 TEST_CASE("c2r's row pass on rows over 16 KiB, in blocks of 512 threads and of 1024, gives the transpose") {
   if (std::getenv("TLAB_GPU_TEST_SMALL")) return;
   // Rows over 16 KiB are a block's each. On an H100 or an H200 (228 KiB a SM): 257 x 16381
-  // takes blocks of 512 for float (64 KiB rows) and uint16 (two 33 KiB buffers), of 1024 for
+  // takes blocks of 512 for float (64 KiB rows) and uint16 (two 32 KiB buffers), of 1024 for
   // double (128 KiB), 256 for uint8 (16 KiB, a short row); 61 x 20011 float (80 KiB, two
   // blocks an SM) takes 1024. complex128 at 257 x 16381 (256 KiB) goes through scratch.
   int checked = 0;
