@@ -14,6 +14,7 @@
 
 #include "tlab/executor.hpp"
 #include "tlab/experiment.hpp"
+#include "tlab/gpu/word_inplace.cuh"
 #include "tlab/reference.hpp"
 #include "guarded_in_place.hpp"
 
@@ -198,6 +199,38 @@ TEST_CASE("a variant registered as wrong cannot be timed as a transpose") {
   tlab::ExperimentRun run(opt);
   tlab::Sweep sweep{tlab::registry().matching("gpu/inplace-tiled-seed002/b16"), {tlab::DType::f32}, {{64, 64}}};
   CHECK_THROWS_AS(run.run(sweep), std::logic_error);
+}
+
+// `w8-ahead-filled` takes `w8-ahead` where its pairs fill at least 95% of its rounds' block
+// slots and its rows are on 8-byte words, `w4-fetch256` elsewhere. `w8-ahead`'s pair of
+// 128 KiB keeps one block an SM, so its grid is the SM count: the fill of one tile is one
+// over it. On this GPU, the first side of whole 256-byte tiles that fills and the first that
+// does not (5632 and 256 on a GPU of 132 SMs), and the filling side less one (the same pairs,
+// rows off a word) must all come out exact.
+TEST_CASE("w8-ahead-filled: w8-ahead where its pairs fill its rounds, w4-fetch256 elsewhere, exact either way") {
+  const tlab::Variant& v = tlab::registry().get("gpu/word-inplace/w8-ahead-filled");
+  CHECK(v.dtypes() == std::vector<tlab::DType>{tlab::DType::u8});
+  int dev = 0, sms = 0;
+  REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
+  REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess);
+  CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(256) == doctest::Approx(1.0 / sms));
+  std::int64_t fills = 0, short_of = 0;
+  for (std::int64_t t = 1; t <= 64; ++t) {
+    const std::int64_t n = 256 * t, pairs = t * (t + 1) / 2, rounds = (pairs + sms - 1) / sms;
+    const double f = tlab::gpu::ahead_rounds_fill_w8_uint8(n);
+    CAPTURE(n);
+    CHECK(f == doctest::Approx(static_cast<double>(pairs) / static_cast<double>(rounds * sms)));
+    CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(n - 255) == f);  // the same tiles
+    CHECK(tlab::gpu::w8_ahead_fills_rounds(n) == (f >= 0.95));
+    if (f >= 0.95 && !fills) fills = n;
+    if (f < 0.95 && !short_of) short_of = n;
+  }
+  REQUIRE(fills > 0);
+  REQUIRE(short_of > 0);
+  for (std::int64_t n : {fills, fills - 1, short_of}) {
+    CAPTURE(n);
+    CHECK_NOTHROW(gpu().verify({&v, tlab::DType::u8, {n, n}}));
+  }
 }
 
 TEST_CASE("kernels index with 64 bits: a matrix of more than 2^31 elements") {

@@ -10,8 +10,10 @@
 // present is safe in place. Only inner pairs of a matrix whose rows are on words go through
 // the registers; the others load as word_inplace.cu does.
 #include <algorithm>
+#include <stdexcept>
 
 #include "tlab/gpu/tile_pair_index.cuh"
+#include "tlab/gpu/word_inplace.cuh"
 #include "tlab/gpu/word_tile.cuh"
 
 namespace tlab::gpu {
@@ -82,16 +84,28 @@ __global__ void __launch_bounds__(kThreads, 1) transpose_pairs_ahead(unsigned ch
   }
 }
 
-template <int S, int W, int LAYOUT, int PF> void launch(void* m, std::int64_t n, cudaStream_t stream) {
+template <int S, int W> constexpr std::size_t kPairSmem = 2 * Geometry<S, W>::smem_bytes;
+
+// The blocks of the kernel that run at once: its grid, whose blocks walk the pairs.
+template <int S, int W, int LAYOUT, int PF> std::int64_t resident_blocks() {
   static unsigned long long smem_allowed = 0;
-  constexpr std::size_t smem = 2 * Geometry<S, W>::smem_bytes;
   auto k = transpose_pairs_ahead<S, W, LAYOUT, PF>;
-  allow_smem(k, smem, smem_allowed);
+  allow_smem(k, kPairSmem<S, W>, smem_allowed);
   int per_sm = 0;
-  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, smem));
-  const std::int64_t t = ceil_div(n, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
-  const std::int64_t blocks = std::max<std::int64_t>(1, std::min<std::int64_t>(pairs, std::int64_t{std::max(per_sm, 1)} * sm_count()));
-  k<<<static_cast<unsigned>(blocks), kThreads, smem, stream>>>(static_cast<unsigned char*>(m), n, pairs);
+  TLAB_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k, kThreads, kPairSmem<S, W>));
+  return std::int64_t{std::max(per_sm, 1)} * sm_count();
+}
+
+template <int S, int W> std::int64_t pairs_of(std::int64_t n) {
+  const std::int64_t t = ceil_div(n, Geometry<S, W>::side);
+  return t * (t + 1) / 2;
+}
+
+template <int S, int W, int LAYOUT, int PF> void launch(void* m, std::int64_t n, cudaStream_t stream) {
+  const std::int64_t pairs = pairs_of<S, W>(n);
+  const std::int64_t blocks = std::max<std::int64_t>(1, std::min(pairs, resident_blocks<S, W, LAYOUT, PF>()));
+  transpose_pairs_ahead<S, W, LAYOUT, PF>
+      <<<static_cast<unsigned>(blocks), kThreads, kPairSmem<S, W>, stream>>>(static_cast<unsigned char*>(m), n, pairs);
   TLAB_CUDA_LAUNCHED();
 }
 
@@ -114,12 +128,45 @@ template <int W> void add_ahead(Registry& r) {
   r.add(std::move(v));
 }
 
+// `w8-ahead` where its pairs fill this share of its rounds' block slots, or more.
+constexpr double kMinFill = 0.95;
+
+// uint8 squares through `w8-ahead` where its rounds fill, else `w4-fetch256` (performance
+// notes, section 9, "`w8-ahead` where its rounds fill"). One block an SM walks `w8-ahead`'s
+// pairs, so a last round of a few pairs leaves most SMs idle: at 8192² its 528 pairs fill
+// four rounds of 132 and it runs 4 points over `w4-fetch256`, at 6144² 300 pairs take three
+// rounds and it runs 7 under. Both are found by name: this variant adds no kernel.
+void add_filled(Registry& r) {
+  const Variant* ahead = r.find("gpu/word-inplace/w8-ahead");
+  const Variant* other = r.find("gpu/word-inplace/w4-fetch256");
+  if (!ahead || !other || !ahead->supports(DType::u8) || !other->supports(DType::u8))
+    throw std::logic_error("w8-ahead-filled: w8-ahead and w4-fetch256 must be registered for uint8 first");
+  Variant v = gpu_variant("gpu/word-inplace/w8-ahead-filled", "gpu-word-inplace", Placement::in_place,
+                          {{"word", "8"}, {"loads", "fetch256-ahead"}, {"else", "w4-fetch256"}},
+                          "w8-ahead where its pairs fill 95% of its rounds' block slots and rows are on 8-byte "
+                          "words, else w4-fetch256");
+  v.kernels[DType::u8] = [a = ahead->kernels.at(DType::u8), b = other->kernels.at(DType::u8)](const Operands& op) {
+    const std::int64_t n = op.shape.rows;
+    if (row_layout(op.out, op.out, n, n, 1, 8) == kAlignedRows && w8_ahead_fills_rounds(n)) a(op);
+    else b(op);
+  };
+  r.add(std::move(v));
+}
+
 }  // namespace
+
+double ahead_rounds_fill_w8_uint8(std::int64_t n) {
+  const std::int64_t pairs = pairs_of<1, 8>(n), slots = resident_blocks<1, 8, kAlignedRows, 256>();
+  return static_cast<double>(pairs) / static_cast<double>(ceil_div(pairs, slots) * slots);
+}
+
+bool w8_ahead_fills_rounds(std::int64_t n) { return ahead_rounds_fill_w8_uint8(n) >= kMinFill; }
 
 void register_gpu_word_in_place_ahead(Registry& r) {
   add_ahead<4>(r);
   add_ahead<8>(r);
   add_ahead<16>(r);
+  add_filled(r);
 }
 
 }  // namespace tlab::gpu
