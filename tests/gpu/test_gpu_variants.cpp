@@ -201,33 +201,53 @@ TEST_CASE("a variant registered as wrong cannot be timed as a transpose") {
   CHECK_THROWS_AS(run.run(sweep), std::logic_error);
 }
 
-// `w8-ahead-filled` takes `w8-ahead` where its pairs fill at least 95% of its rounds' block
-// slots and its rows are on 8-byte words, `w4-fetch256` elsewhere. `w8-ahead`'s pair of
-// 128 KiB keeps one block an SM, so its grid is the SM count: the fill of one tile is one
-// over it. On this GPU, the first side of whole 256-byte tiles that fills and the first that
-// does not (5632 and 256 on a GPU of 132 SMs), and the filling side less one (the same pairs,
-// rows off a word) must all come out exact.
+// `w8-ahead-filled` takes `w8-ahead` where the side is whole 256-byte tiles, the matrix starts
+// on an 8-byte word and the pairs fill at least 95% of its rounds' block slots, else
+// `w4-fetch256`. `w8-ahead`'s pair of 128 KiB keeps one block an SM (by its registers too), so
+// its grid is the SM count and one tile fills one slot of it. The rule is checked at the first
+// filling side on this GPU with the buffer off a word and with the side off the tiles, and
+// pinned at sides whose fills a GPU of 132 SMs gives (an H100, an H200); each branch must be
+// exact.
 TEST_CASE("w8-ahead-filled: w8-ahead where its pairs fill its rounds, w4-fetch256 elsewhere, exact either way") {
   const tlab::Variant& v = tlab::registry().get("gpu/word-inplace/w8-ahead-filled");
   CHECK(v.dtypes() == std::vector<tlab::DType>{tlab::DType::u8});
-  int dev = 0, sms = 0;
+  int dev = 0, sms = 0, optin = 0;
   REQUIRE(cudaGetDevice(&dev) == cudaSuccess);
   REQUIRE(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess);
-  CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(256) == doctest::Approx(1.0 / sms));
-  std::int64_t fills = 0, short_of = 0;
-  for (std::int64_t t = 1; t <= 64; ++t) {
-    const std::int64_t n = 256 * t, pairs = t * (t + 1) / 2, rounds = (pairs + sms - 1) / sms;
-    const double f = tlab::gpu::ahead_rounds_fill_w8_uint8(n);
-    CAPTURE(n);
-    CHECK(f == doctest::Approx(static_cast<double>(pairs) / static_cast<double>(rounds * sms)));
-    CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(n - 255) == f);  // the same tiles
-    CHECK(tlab::gpu::w8_ahead_fills_rounds(n) == (f >= 0.95));
-    if (f >= 0.95 && !fills) fills = n;
-    if (f < 0.95 && !short_of) short_of = n;
+  REQUIRE(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess);
+  unsigned char* buf = nullptr;
+  REQUIRE(cudaMalloc(&buf, 256) == cudaSuccess);
+  const bool holds_pair = optin >= 128 * 1024;
+  CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(0) == 0.0);
+  std::vector<std::int64_t> sides{300, 1001};
+  if (!holds_pair) {  // no `w8-ahead` block fits: always the fallback
+    CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(8192) == 0.0);
+    CHECK_FALSE(tlab::gpu::w8_ahead_filled_takes_ahead(buf, 8192));
+  } else {
+    CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(256) == doctest::Approx(1.0 / sms));
+    if (sms == 132) {
+      CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(5376) == doctest::Approx(231.0 / 264));  // 21 tiles
+      CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(6144) == doctest::Approx(300.0 / 396));
+      CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(8192) == doctest::Approx(1.0));
+      CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(14336) == doctest::Approx(1596.0 / 1716));  // 0.930
+      CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(16128) == doctest::Approx(2016.0 / 2112));  // 0.955
+      CHECK_FALSE(tlab::gpu::w8_ahead_filled_takes_ahead(buf, 6144));
+      CHECK_FALSE(tlab::gpu::w8_ahead_filled_takes_ahead(buf, 14336));
+      CHECK(tlab::gpu::w8_ahead_filled_takes_ahead(buf, 16128));
+      CHECK(tlab::gpu::w8_ahead_filled_takes_ahead(buf, 5632));  // the first side that fills
+    }
+    std::int64_t fills = 0;
+    for (std::int64_t n = 256; n <= 64 * 256 && !fills; n += 256)
+      if (tlab::gpu::w8_ahead_filled_takes_ahead(buf, n)) fills = n;
+    REQUIRE(fills > 0);
+    CAPTURE(fills);
+    CHECK(tlab::gpu::ahead_rounds_fill_w8_uint8(fills - 255) == tlab::gpu::ahead_rounds_fill_w8_uint8(fills));
+    CHECK_FALSE(tlab::gpu::w8_ahead_filled_takes_ahead(buf + 1, fills));  // off a word
+    CHECK_FALSE(tlab::gpu::w8_ahead_filled_takes_ahead(buf, fills - 8));  // off the tiles, on words
+    for (std::int64_t n : {fills, fills - 8, fills - 1}) sides.push_back(n);
   }
-  REQUIRE(fills > 0);
-  REQUIRE(short_of > 0);
-  for (std::int64_t n : {fills, fills - 1, short_of}) {
+  REQUIRE(cudaFree(buf) == cudaSuccess);
+  for (std::int64_t n : sides) {
     CAPTURE(n);
     CHECK_NOTHROW(gpu().verify({&v, tlab::DType::u8, {n, n}}));
   }
@@ -374,8 +394,8 @@ TEST_CASE("in-place word kernels: a matrix at any offset in a word, nothing writ
           }));
           ++checked;
         }
-  // Six variants of two to five types each when this was written (22 pairs; 13 variants
-  // now, with `waves` and the `-ahead` pairs): a registry that lost most of them fails here.
+  // Six variants of two to five types each when this was written (22 pairs; 14 variants
+  // now, with `waves`, the `-ahead` pairs and `w8-ahead-filled`): a registry that lost most of them fails here.
   CHECK(checked >= 20 * 5 * 3);
 }
 

@@ -6,6 +6,12 @@
 
 namespace tlab::gpu {
 
+// The tile pairs of an n x n matrix in tiles of `side`: the upper triangle's tiles, the
+// diagonal's included.
+__host__ __device__ constexpr std::int64_t tile_pairs(std::int64_t n, std::int64_t side) {
+  return (n + side - 1) / side * ((n + side - 1) / side + 1) / 2;
+}
+
 // Pair k of the upper triangle, counted column by column: (i, j) with i <= j.
 __device__ __forceinline__ void pair_of(std::int64_t k, std::int64_t& i, std::int64_t& j) {
   j = static_cast<std::int64_t>((sqrt(8.0 * static_cast<double>(k) + 1.0) - 1.0) / 2.0);

@@ -41,7 +41,7 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
   static unsigned long long smem_allowed = 0;
   auto k = transpose_words_in_place<S, W, LAYOUT, STORE, PF>;
   allow_smem(k, pair_smem<S, W>(), smem_allowed);
-  const std::int64_t t = ceil_div(n, Geometry<S, W>::side), pairs = t * (t + 1) / 2;
+  const std::int64_t pairs = tile_pairs(n, Geometry<S, W>::side);
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(pairs, 0x7fffffff));
   const dim3 grid(blocks, static_cast<unsigned>(std::min(count, kMaxGridY)));
   k<<<grid, kThreads, pair_smem<S, W>(), stream>>>(static_cast<unsigned char*>(m), n, pairs, count, ld, per_row);

@@ -13,11 +13,12 @@ namespace tlab::gpu {
 void transpose_square_blocks_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row,
                                       int elem, cudaStream_t stream);
 
-// gpu/word-inplace/w8-ahead-filled on an n x n uint8 matrix whose rows are on 8-byte words,
-// on the current device: the share of its rounds' block slots that `w8-ahead`'s tile pairs
-// fill, pairs / (rounds x blocks at once), and whether that is enough for it to take
-// `w8-ahead` rather than `w4-fetch256`.
+// gpu/word-inplace/w8-ahead-filled's rule for an n x n uint8 matrix at `m` on the current
+// device. The fill: the share of its rounds' block slots that `w8-ahead`'s tile pairs fill,
+// pairs / (rounds x blocks at once), or 0 where the device cannot hold its pair of 128 KiB.
+// The choice: `w8-ahead` where the side is whole 256-byte tiles, `m` is on an 8-byte word
+// and the fill is high enough, else `w4-fetch256`.
 double ahead_rounds_fill_w8_uint8(std::int64_t n);
-bool w8_ahead_fills_rounds(std::int64_t n);
+bool w8_ahead_filled_takes_ahead(const void* m, std::int64_t n);
 
 }  // namespace tlab::gpu

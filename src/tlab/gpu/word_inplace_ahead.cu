@@ -8,7 +8,8 @@
 // k + grid, ...: the loads of pair k + grid are issued before the stores of pair k, so that
 // both are in flight at once. Pairs are disjoint, so reading the next while writing the
 // present is safe in place. Only inner pairs of a matrix whose rows are on words go through
-// the registers; the others load as word_inplace.cu does.
+// the registers; the others load as word_inplace.cu does. `w8-ahead-filled`, at the end,
+// picks between `w8-ahead` and `w4-fetch256` for uint8 by how full the walk's rounds are.
 #include <algorithm>
 #include <stdexcept>
 
@@ -96,23 +97,20 @@ template <int S, int W, int LAYOUT, int PF> std::int64_t resident_blocks() {
   return std::int64_t{std::max(per_sm, 1)} * sm_count();
 }
 
-template <int S, int W> std::int64_t pairs_of(std::int64_t n) {
-  const std::int64_t t = ceil_div(n, Geometry<S, W>::side);
-  return t * (t + 1) / 2;
-}
-
 template <int S, int W, int LAYOUT, int PF> void launch(void* m, std::int64_t n, cudaStream_t stream) {
-  const std::int64_t pairs = pairs_of<S, W>(n);
+  const std::int64_t pairs = tile_pairs(n, Geometry<S, W>::side);
   const std::int64_t blocks = std::max<std::int64_t>(1, std::min(pairs, resident_blocks<S, W, LAYOUT, PF>()));
   transpose_pairs_ahead<S, W, LAYOUT, PF>
       <<<static_cast<unsigned>(blocks), kThreads, kPairSmem<S, W>, stream>>>(static_cast<unsigned char*>(m), n, pairs);
   TLAB_CUDA_LAUNCHED();
 }
 
+constexpr int kFetch = 256;  // the L2 fetch size of the loads (load_word.cuh)
+
 template <int S, int W> void run_ahead(void* m, std::int64_t n, cudaStream_t stream) {
   // Rows off a word read element runs, as word_inplace.cu's plain pairs: no shifted kernel.
-  if (row_layout(m, m, n, n, S, W) == kAlignedRows) launch<S, W, kAlignedRows, 256>(m, n, stream);
-  else launch<S, W, kByElement, 256>(m, n, stream);
+  if (row_layout(m, m, n, n, S, W) == kAlignedRows) launch<S, W, kAlignedRows, kFetch>(m, n, stream);
+  else launch<S, W, kByElement, kFetch>(m, n, stream);
 }
 
 template <int W> void add_ahead(Registry& r) {
@@ -128,14 +126,18 @@ template <int W> void add_ahead(Registry& r) {
   r.add(std::move(v));
 }
 
-// `w8-ahead` where its pairs fill this share of its rounds' block slots, or more.
+// `w8-ahead` where its pairs fill this share of its rounds' block slots, or more. Event-timed
+// on the H200 it ran ahead of `w4-fetch256` at every whole-tile side measured from 0.954 of
+// the slots up (by 0.1-4.7 points), level at 0.93-0.94 and behind at 0.89 and less (by 1.5-7
+// points); Nsight Compute's single launches put the break-even higher, at 0.966 (performance
+// notes, section 9, "`w8-ahead` where its rounds fill").
 constexpr double kMinFill = 0.95;
 
-// uint8 squares through `w8-ahead` where its rounds fill, else `w4-fetch256` (performance
-// notes, section 9, "`w8-ahead` where its rounds fill"). One block an SM walks `w8-ahead`'s
-// pairs, so a last round of a few pairs leaves most SMs idle: at 8192² its 528 pairs fill
-// four rounds of 132 and it runs 4 points over `w4-fetch256`, at 6144² 300 pairs take three
-// rounds and it runs 7 under. Both are found by name: this variant adds no kernel.
+// uint8 squares through `w8-ahead` where its rounds fill, else `w4-fetch256`. One block an SM
+// walks `w8-ahead`'s pairs, so a last round of a few pairs leaves most SMs idle: at 8192² its
+// 528 pairs fill four rounds of 132 and it runs 4 points over `w4-fetch256`, at 6144² 300
+// pairs take three rounds and it runs 7 under. Both are found by name: this variant adds no
+// kernel, and w8_ahead_filled_takes_ahead is its whole rule.
 void add_filled(Registry& r) {
   const Variant* ahead = r.find("gpu/word-inplace/w8-ahead");
   const Variant* other = r.find("gpu/word-inplace/w4-fetch256");
@@ -143,11 +145,10 @@ void add_filled(Registry& r) {
     throw std::logic_error("w8-ahead-filled: w8-ahead and w4-fetch256 must be registered for uint8 first");
   Variant v = gpu_variant("gpu/word-inplace/w8-ahead-filled", "gpu-word-inplace", Placement::in_place,
                           {{"word", "8"}, {"loads", "fetch256-ahead"}, {"else", "w4-fetch256"}},
-                          "w8-ahead where its pairs fill 95% of its rounds' block slots and rows are on 8-byte "
-                          "words, else w4-fetch256");
+                          "w8-ahead where the side is whole 256-byte tiles and its pairs fill 95% of its rounds' block "
+                          "slots, else w4-fetch256");
   v.kernels[DType::u8] = [a = ahead->kernels.at(DType::u8), b = other->kernels.at(DType::u8)](const Operands& op) {
-    const std::int64_t n = op.shape.rows;
-    if (row_layout(op.out, op.out, n, n, 1, 8) == kAlignedRows && w8_ahead_fills_rounds(n)) a(op);
+    if (w8_ahead_filled_takes_ahead(op.out, op.shape.rows)) a(op);
     else b(op);
   };
   r.add(std::move(v));
@@ -156,11 +157,23 @@ void add_filled(Registry& r) {
 }  // namespace
 
 double ahead_rounds_fill_w8_uint8(std::int64_t n) {
-  const std::int64_t pairs = pairs_of<1, 8>(n), slots = resident_blocks<1, 8, kAlignedRows, 256>();
+  constexpr int S = 1, W = 8;
+  int dev = 0, optin = 0;
+  TLAB_CUDA(cudaGetDevice(&dev));
+  TLAB_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  const std::int64_t pairs = tile_pairs(n, Geometry<S, W>::side);
+  if (pairs < 1 || static_cast<std::size_t>(optin) < kPairSmem<S, W>) return 0;  // no pair, or no block
+  const std::int64_t slots = resident_blocks<S, W, kAlignedRows, kFetch>();
   return static_cast<double>(pairs) / static_cast<double>(ceil_div(pairs, slots) * slots);
 }
 
-bool w8_ahead_fills_rounds(std::int64_t n) { return ahead_rounds_fill_w8_uint8(n) >= kMinFill; }
+// Sides of whole 256-byte tiles only: off them `w8-ahead`'s pieces split the L2's 256-byte
+// units, where it lost more than its fill explains (8200², 0.85 of the slots: 71.5% of memcpy
+// against `w4-fetch256`'s 82.4 in the H200 reference).
+bool w8_ahead_filled_takes_ahead(const void* m, std::int64_t n) {
+  return n % Geometry<1, 8>::side == 0 && row_layout(m, m, n, n, 1, 8) == kAlignedRows &&
+         ahead_rounds_fill_w8_uint8(n) >= kMinFill;
+}
 
 void register_gpu_word_in_place_ahead(Registry& r) {
   add_ahead<4>(r);
