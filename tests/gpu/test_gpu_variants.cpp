@@ -394,8 +394,8 @@ TEST_CASE("in-place word kernels: a matrix at any offset in a word, nothing writ
           }));
           ++checked;
         }
-  // Six variants of two to five types each when this was written (22 pairs; 14 variants
-  // now, with `waves`, the `-ahead` pairs and `w8-ahead-filled`): a registry that lost most of them fails here.
+  // Six variants of two to five types each when this was written (22 pairs; 16 variants
+  // now, with `waves`, the `-ahead` and `-two` pairs and `w8-ahead-filled`): a registry that lost most of them fails here.
   CHECK(checked >= 20 * 5 * 3);
 }
 
