@@ -64,16 +64,13 @@ template <int S, int W> constexpr std::size_t kSmem = 4 * Geometry<S, W>::smem_b
 
 // At most 64 KiB a block, so that three blocks share an SM: the blocks of 128 KiB, one an SM
 // (uint16 in 8-byte words, double in 16-byte words), ran 11 to 31 points under the plain pairs.
-template <int S, int W> constexpr bool fits_four() {
-  if constexpr (S > W) return false;
-  else return kSmem<S, W> <= 64 * 1024;
-}
+constexpr std::size_t kBudget = 64 * 1024;
 
 template <int S, int W, int LAYOUT> void launch(void* m, std::int64_t n, cudaStream_t stream) {
   static unsigned long long smem_allowed = 0;
   auto k = transpose_two_pairs<S, W, LAYOUT, 256>;
   allow_smem(k, kSmem<S, W>, smem_allowed);
-  const std::int64_t items = items_of((n + Geometry<S, W>::side - 1) / Geometry<S, W>::side);
+  const std::int64_t items = items_of(ceil_div(n, Geometry<S, W>::side));
   k<<<static_cast<unsigned>(std::min<std::int64_t>(items, 0x7fffffff)), kThreads, kSmem<S, W>, stream>>>(
       static_cast<unsigned char*>(m), n, items);
   TLAB_CUDA_LAUNCHED();
@@ -93,12 +90,9 @@ template <int W> void add_two(Registry& r) {
                           "tiles wide; loads ask the L2 for the aligned 256 bytes around them");
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if constexpr (fits_four<S, W>()) run_two<S, W>(op.out, op.shape.rows, stream_of(op));
+    if constexpr (fits_smem<S, W, 4, kBudget>()) run_two<S, W>(op.out, op.shape.rows, stream_of(op));
   });
-  for (auto it = v.kernels.begin(); it != v.kernels.end();) {
-    const bool fits = dispatch_dtype(it->first, [](auto tag) { return fits_four<sizeof(tag), W>(); });
-    it = fits ? std::next(it) : v.kernels.erase(it);
-  }
+  keep_fitting_types<W, 4, kBudget>(v);
   r.add(std::move(v));
 }
 

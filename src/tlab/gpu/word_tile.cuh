@@ -91,16 +91,17 @@ __device__ __forceinline__ void transpose_block(const Word<W> (&in)[W / S], Word
 }
 
 // Whether a kernel holding `tiles` tiles of S-byte elements in W-byte words fits the shared
-// memory budget (128 KiB per block keeps at least one block per SM with room to spare).
-template <int S, int W, int tiles> constexpr bool fits_smem() {
+// memory budget (by default 128 KiB per block, which keeps at least one block per SM with room
+// to spare).
+template <int S, int W, int tiles, std::size_t budget = 128 * 1024> constexpr bool fits_smem() {
   if constexpr (S > W) return false;
-  else return tiles * Geometry<S, W>::smem_bytes <= 128 * 1024;
+  else return tiles * Geometry<S, W>::smem_bytes <= budget;
 }
 
 // Drops the element types that fits_smem refuses from a variant registered for all types.
-template <int W, int tiles> void keep_fitting_types(Variant& v) {
+template <int W, int tiles, std::size_t budget = 128 * 1024> void keep_fitting_types(Variant& v) {
   for (auto it = v.kernels.begin(); it != v.kernels.end();) {
-    const bool fits = dispatch_dtype(it->first, [](auto tag) { return fits_smem<sizeof(tag), W, tiles>(); });
+    const bool fits = dispatch_dtype(it->first, [](auto tag) { return fits_smem<sizeof(tag), W, tiles, budget>(); });
     it = fits ? std::next(it) : v.kernels.erase(it);
   }
 }
