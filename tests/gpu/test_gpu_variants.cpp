@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <numeric>
 #include <iostream>
@@ -14,6 +15,7 @@
 
 #include "tlab/executor.hpp"
 #include "tlab/experiment.hpp"
+#include "tlab/gpu/tile_pair_index.cuh"
 #include "tlab/gpu/word_inplace.cuh"
 #include "tlab/reference.hpp"
 #include "guarded_in_place.hpp"
@@ -394,9 +396,86 @@ TEST_CASE("in-place word kernels: a matrix at any offset in a word, nothing writ
           }));
           ++checked;
         }
-  // Six variants of two to five types each when this was written (22 pairs; 16 variants
-  // now, with `waves`, the `-ahead` and `-two` pairs and `w8-ahead-filled`): a registry that lost most of them fails here.
+  // Six variants of two to five types each when this was written (22 pairs; 17 variants
+  // now, with `waves`, the `-ahead` pairs, the two-pair kernels and `w8-ahead-filled`): a
+  // registry that lost most of them fails here.
   CHECK(checked >= 20 * 5 * 3);
+}
+
+// The bands' walk (tile_pair_index.cuh) must give each tile of the upper triangle to exactly
+// one item, at every tile count, however many pairs a band holds: a tile given twice is swapped
+// twice (left as it was), a tile given to none is not swapped. Far along the walk, at the item
+// counts of 10^6 tiles a side, the square root in double must still land on the right band.
+TEST_CASE("bands of tile pairs: every upper tile in exactly one item, near and far along the walk") {
+  for (int P = 1; P <= 4; ++P) {
+    for (std::int64_t tiles = 1; tiles <= 70; ++tiles) {
+      std::vector<int> owned(static_cast<std::size_t>(tiles * tiles), 0);
+      for (std::int64_t k = 0; k < tlab::gpu::band_items(tiles, P); ++k) {
+        std::int64_t i = -1, J = -1;
+        tlab::gpu::band_item_of(k, P, i, J);
+        REQUIRE(i >= 0);
+        REQUIRE(i < tiles);
+        for (int p = 0; p < P; ++p) {
+          const std::int64_t j = P * J + p;
+          if (i <= j && j < tiles) ++owned[static_cast<std::size_t>(i * tiles + j)];
+        }
+      }
+      for (std::int64_t i = 0; i < tiles; ++i)
+        for (std::int64_t j = 0; j < tiles; ++j) {
+          CAPTURE(P);
+          CAPTURE(tiles);
+          CAPTURE(i);
+          CAPTURE(j);
+          REQUIRE(owned[static_cast<std::size_t>(i * tiles + j)] == (i <= j ? 1 : 0));
+        }
+    }
+    const std::int64_t tiles = 1000003, items = tlab::gpu::band_items(tiles, P);
+    for (std::int64_t k : {items - 1, items - tiles, items - tiles - 1, items / 2, items / 3 + 1}) {  // band ends, and between
+      std::int64_t i = -1, J = -1;
+      tlab::gpu::band_item_of(k, P, i, J);
+      CAPTURE(P);
+      CAPTURE(k);
+      CHECK(i >= 0);
+      CHECK(i < std::min<std::int64_t>(P * (J + 1), tiles));  // a row of band J
+      CHECK(P * (J * (J + 1) / 2) + i == k);
+    }
+  }
+}
+
+// Every type of the in-place word variants matching `glob` at the sides `tiles` whole tiles of
+// the variant's word plus each of `past` elements, at offset 0 with guard bytes around: the
+// number of (variant, type, side) checked.
+static int square_in_place_past_tiles(const char* glob, std::int64_t tiles, std::initializer_list<std::int64_t> past,
+                                      unsigned char guard) {
+  int checked = 0;
+  for (const tlab::Variant* v : tlab::registry().matching(glob))
+    for (tlab::DType t : v->dtypes()) {
+      const std::int64_t side = 32 * std::stoll(v->param("word")) / static_cast<std::int64_t>(tlab::dtype_size(t));
+      for (const std::int64_t p : past) {
+        const std::int64_t n = tiles * side + p;
+        CAPTURE(v->name);
+        CAPTURE(tlab::dtype_name(t));
+        CAPTURE(n);
+        CHECK(tlab_test::transposed_within_guards(t, {n, n}, 0, 128, guard, [&](unsigned char* m) {
+          tlab::Operands op;
+          op.in = op.out = m;
+          op.shape = {n, n};
+          v->kernels.at(t)(op);
+        }));
+        ++checked;
+      }
+    }
+  return checked;
+}
+
+// The two-pair kernels take whole items of two tile pairs one way (one held in registers in
+// `-held`) and items on the diagonal, at the matrix's edge or with rows off a word another:
+// a side that is a whole number of tiles, one 8 elements past (rows on words: inner items
+// the first way, the last band the second) and one 7 past (rows off a word for elements
+// narrower than the word). Six tiles a side under the sanitizers, still with inner items.
+TEST_CASE("two pairs a block: inner, diagonal and edge items, rows on and off a word, nothing outside written") {
+  const int checked = square_in_place_past_tiles("gpu/word-inplace/*-two-*", small_only() ? 6 : 40, {0, 8, 7}, 0x3C);
+  CHECK(checked >= 3 * 2 * 3);  // three variants, two types or more each, three sides
 }
 
 // The `-ahead` pairs hold a block's next pair in registers while they store the present one,
@@ -407,23 +486,6 @@ TEST_CASE("in-place word kernels: a matrix at any offset in a word, nothing writ
 // that inner pairs go through the registers and edge pairs load directly in one walk; sides 7
 // past put rows off a word for elements narrower than the word, the element-run path.
 TEST_CASE("in-place pairs with the next pair ahead: blocks that walk many pairs, inner and edge, nothing outside written") {
-  int checked = 0;
-  const std::int64_t tiles = small_only() ? 24 : 66;
-  for (const tlab::Variant* v : tlab::registry().matching("gpu/word-inplace/*-ahead"))
-    for (tlab::DType t : v->dtypes()) {
-      const std::int64_t side = 32 * std::stoll(v->param("word")) / static_cast<std::int64_t>(tlab::dtype_size(t));
-      for (const std::int64_t n : {tiles * side + 8, tiles * side + 7}) {
-        CAPTURE(v->name);
-        CAPTURE(tlab::dtype_name(t));
-        CAPTURE(n);
-        CHECK(tlab_test::transposed_within_guards(t, {n, n}, 0, 128, 0xA5, [&](unsigned char* m) {
-          tlab::Operands op;
-          op.in = op.out = m;
-          op.shape = {n, n};
-          v->kernels.at(t)(op);
-        }));
-        ++checked;
-      }
-    }
+  const int checked = square_in_place_past_tiles("gpu/word-inplace/*-ahead", small_only() ? 24 : 66, {8, 7}, 0xA5);
   CHECK(checked >= 3 * 3 * 2);  // three words, three or more types each, two sides
 }

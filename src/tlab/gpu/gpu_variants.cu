@@ -10,7 +10,7 @@ void register_gpu_variants(Registry& r) {
   gpu::register_gpu_tma(r);
   gpu::register_gpu_word_in_place(r);
   gpu::register_gpu_word_in_place_ahead(r);  // after the plain pairs: w8-ahead-filled finds one by name
-  gpu::register_gpu_word_in_place_two(r);
+  gpu::register_gpu_word_in_place_bands(r);
   gpu::register_gpu_inplace_rect(r);
   gpu::register_gpu_inplace_on_grid(r);
   gpu::register_gpu_inplace_square_waves(r);

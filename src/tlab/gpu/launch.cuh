@@ -112,7 +112,7 @@ void register_gpu_sector(Registry& r);
 void register_gpu_tma(Registry& r);
 void register_gpu_word_in_place(Registry& r);
 void register_gpu_word_in_place_ahead(Registry& r);
-void register_gpu_word_in_place_two(Registry& r);
+void register_gpu_word_in_place_bands(Registry& r);
 void register_gpu_inplace_rect(Registry& r);
 void register_gpu_inplace_on_grid(Registry& r);
 void register_gpu_inplace_square_waves(Registry& r);

@@ -22,31 +22,6 @@ namespace {
 
 using namespace word;
 
-template <int S, int W> constexpr int kPerThread = Geometry<S, W>::side / kRowsPerPass;  // words a thread loads a tile
-
-// The thread's words of the inner tile at (r0, c0) of an n x n matrix whose rows are on words,
-// in load_tile's order (its aligned fast path, split at the registers).
-template <int S, int W, int PF>
-__device__ __forceinline__ void fetch(Word<W> (&x)[kPerThread<S, W>], const unsigned char* m, std::int64_t n,
-                                      std::int64_t r0, std::int64_t c0) {
-  constexpr int E = Geometry<S, W>::E;
-  const int w = threadIdx.x % kWords, r_first = threadIdx.x / kWords;
-  const unsigned char* p = m + ((r0 + r_first) * n + c0 + static_cast<std::int64_t>(w) * E) * S;
-  const std::int64_t step = kRowsPerPass * n * S;
-#pragma unroll
-  for (int k = 0; k < kPerThread<S, W>; ++k) x[k] = load_word<PF>(reinterpret_cast<const Word<W>*>(p + k * step));
-}
-
-template <int S, int W> __device__ __forceinline__ void deposit(Word<W>* sm, const Word<W> (&x)[kPerThread<S, W>]) {
-  constexpr int E = Geometry<S, W>::E;
-  const int w = threadIdx.x % kWords, r_first = threadIdx.x / kWords;
-#pragma unroll
-  for (int k = 0; k < kPerThread<S, W>; ++k) {
-    const int r = r_first + k * kRowsPerPass;
-    sm[r * kWords + swizzled<E>(r, w)] = x[k];
-  }
-}
-
 template <int S, int W, int LAYOUT, int PF>
 __global__ void __launch_bounds__(kThreads, 1) transpose_pairs_ahead(unsigned char* m, std::int64_t n, std::int64_t pairs) {
   extern __shared__ unsigned char smem_raw[];
