@@ -4,7 +4,7 @@
 // one launch (gridDim.y), for the rectangular block decomposition.
 
 #include "tlab/gpu/word_inplace.cuh"
-#include "tlab/gpu/tile_pair_index.cuh"
+#include "tlab/tile_pair_index.hpp"
 #include "tlab/gpu/word_tile.cuh"
 
 namespace tlab::gpu {

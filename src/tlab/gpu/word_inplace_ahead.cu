@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "tlab/gpu/tile_pair_index.cuh"
+#include "tlab/tile_pair_index.hpp"
 #include "tlab/gpu/word_inplace.cuh"
 #include "tlab/gpu/word_tile.cuh"
 
