@@ -125,10 +125,13 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "odd");
   CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 8) == "odd");
   CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 16) == "odd");
-  // In place, rows of whole lines off 256-byte units are odd too (8200 complex128: 131,200
-  // bytes), and so is a medium square of them; out of place 8200 complex128 stays a square.
-  CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 16) == "odd");
-  CHECK(tuning::shape_class({4088, 4088}, Placement::in_place, 16) == "odd");
+  // In place, rows of whole lines half a 256-byte unit off have a class of their own (8200
+  // complex128: 131,200 bytes; 8224 floats), and so does a medium square of them; out of place
+  // 8200 complex128 stays a square.
+  CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 16) == "half-unit");
+  CHECK(tuning::shape_class({8224, 8224}, Placement::in_place, 4) == "half-unit");
+  CHECK(tuning::shape_class({4088, 4088}, Placement::in_place, 16) == "half-unit");
+  CHECK(tuning::shape_class({8208, 8208}, Placement::in_place, 4) == "odd");
   CHECK(tuning::shape_class({8256, 8256}, Placement::in_place, 4) == "square");
   // 1- and 2-byte rows off a 4-byte word apart from rows on words but off 16 bytes: `waves`
   // wins the first, the shifted word tiles the second (8200² uint8: 77.4% against 68.5%).
@@ -206,9 +209,16 @@ TEST_CASE("every committed tuning table reads and names only registered kernels"
   CHECK(files >= 1);
 }
 
+TEST_CASE("a class cut from another is answered by the older class's row where a table has none of its own") {
+  CHECK(tuning::row_classes("half-unit") == std::vector<std::string>{"half-unit", "odd"});
+  CHECK(tuning::row_classes("odd") == std::vector<std::string>{"odd"});
+  CHECK(tuning::row_classes("square") == std::vector<std::string>{"square"});
+}
+
 TEST_CASE("every committed tuning table has a row for each class that tlab-tune measures") {
   // A class without a row falls back to the built-in default without a word (as the in-place
-  // "medium" and "off-word" classes would have before their tables were rerun).
+  // "medium" and "off-word" classes would have before their tables were rerun); one cut from
+  // another class falls back to that class's row (row_classes), which must then be there.
   namespace fs = std::filesystem;
   for (const auto& e : fs::directory_iterator(std::string(TLAB_SOURCE_DIR) + "/tuning")) {
     if (e.path().extension() != ".tsv") continue;
@@ -221,7 +231,8 @@ TEST_CASE("every committed tuning table has a row for each class that tlab-tune 
         CAPTURE(c.shape_class);
         CAPTURE(placement_name(c.placement));
         CHECK(std::any_of(rows.begin(), rows.end(), [&](const tuning::Row& r) {
-          return r.elem_bytes == static_cast<int>(elem) && r.shape == c.shape_class && r.placement == placement_name(c.placement);
+          return r.elem_bytes == static_cast<int>(elem) && r.shape == tuning::row_classes(c.shape_class).back() &&
+                 r.placement == placement_name(c.placement);
         }));
       }
   }
@@ -249,15 +260,20 @@ TEST_CASE("tlab-tune measures every class at shapes of that class") {
   CHECK(tuning::shapes_of(find(Placement::in_place, "off-word"), 1).size() == 2);
   CHECK(tuning::shapes_of(find(Placement::in_place, "off-word"), 16).empty());
   CHECK(tuning::shapes_of(find(Placement::in_place, "medium"), 16).size() == 2);
-  // In place, "odd" is scored at rows off the lines and at rows of whole lines half a 256-byte
-  // unit off, both of which it holds; out of place the class is rows off the lines alone.
+  // In place, "odd" is scored at rows off the lines only, and "half-unit" at rows of whole
+  // lines half a 256-byte unit off, for every element size.
   const std::vector<Shape> odd8 = tuning::shapes_of(find(Placement::in_place, "odd"), 8);
   REQUIRE(odd8.size() == 2);
   CHECK(odd8[0].rows == 8194);
-  CHECK(odd8[1].rows == 4112);
+  CHECK(odd8[1].rows == 4098);
+  const std::vector<Shape> half8 = tuning::shapes_of(find(Placement::in_place, "half-unit"), 8);
+  REQUIRE(half8.size() == 2);
+  CHECK(half8[0].rows == 8208);
+  CHECK(half8[1].rows == 4112);
   for (const std::size_t elem : {1, 2, 4, 8, 16}) {
     CAPTURE(elem);
     CHECK(tuning::shapes_of(find(Placement::in_place, "odd"), elem).size() == 2);
+    CHECK(tuning::shapes_of(find(Placement::in_place, "half-unit"), elem).size() == 2);
     CHECK(tuning::shapes_of(find(Placement::out_of_place, "odd"), elem).size() == 2);
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tlab/api/tuning.hpp"
 #include "tlab/reference.hpp"
 #include "tlab/transpose.hpp"
 
@@ -100,6 +101,46 @@ TEST_CASE("a vector's plan copies its bytes out of place and runs nothing in pla
     }
   CHECK(Plan(DType::f32, 2, 3000001, Placement::out_of_place).kernel().rfind("gpu/vector/", 0) == std::string::npos);
   CHECK(Plan(DType::f32, 3000001, 2, Placement::in_place).kernel().rfind("gpu/vector/", 0) == std::string::npos);
+}
+
+TEST_CASE("a square of rows half a 256-byte unit off takes its own table row, or the odd one where the table has none") {
+  if (!have_gpu()) return;
+  for (DType t : all_dtypes()) {
+    const std::int64_t n = 1024 + 128 / static_cast<std::int64_t>(dtype_size(t));  // 1152 bytes a row for uint8
+    CAPTURE(dtype_name(t));
+    REQUIRE(tuning::shape_class({n, n}, Placement::in_place, dtype_size(t)) == "half-unit");
+    const Plan plan(t, n, n, Placement::in_place);
+    CAPTURE(plan.kernel());
+    CAPTURE(plan.reason());
+    const std::string& why = plan.reason();
+    if (why.rfind("tuning table ", 0) == 0) {  // the row the reason names is of the class it says
+      const std::size_t note = why.rfind(" (half-unit from its odd row)");
+      const bool fallback = note != std::string::npos;
+      const std::string origin = why.substr(13, fallback ? note - 13 : std::string::npos);  // path:line
+      const std::string path = origin.substr(0, origin.rfind(':'));
+      int rows = 0;
+      for (const tuning::Row& r : tuning::read_table(path))
+        if (r.origin == origin) {
+          ++rows;
+          CHECK(r.shape == (fallback ? "odd" : "half-unit"));
+          CHECK(r.variant == plan.kernel());
+        }
+      CHECK(rows == 1);
+    } else {
+      CHECK(why.find("built-in default") != std::string::npos);
+    }
+    const Shape s{n, n};
+    const std::size_t bytes = s.elements() * dtype_size(t);
+    std::vector<unsigned char> in(bytes), want(bytes), got(bytes);
+    fill_random(in.data(), s.elements(), t);
+    reference_transpose(in.data(), want.data(), s, dtype_size(t));
+    Dev a(bytes);
+    REQUIRE(cudaMemcpy(a.p, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+    plan.execute_in_place(a.p, nullptr);
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    REQUIRE(cudaMemcpy(got.data(), a.p, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(got == want);
+  }
 }
 
 TEST_CASE("tlab::transpose on page-locked host memory runs the zero-copy path, exactly") {

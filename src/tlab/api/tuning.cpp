@@ -32,11 +32,15 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
     // Rows off 256-byte units: the tile pairs lose there as off the lines, each piece's last
     // unit shared with another block's (8224 floats: 86% of memcpy against 94% at 8256 on
     // the H200; performance notes, section 9, "Which alignment the in-place squares lose at").
+    // Rows of whole lines half a unit off lose less, and to other kernels than rows off the
+    // lines (H200: 8200 uint16 to `w8-fetch256`, 4160 uint16 to `w4-fetch256`), so each
+    // kind has a row of its own ("Rows off the lines apart from rows half a unit off").
     const bool off_word = (s.rows * e) % 4 || (s.cols * e) % 4;
     const bool off_units = (s.rows * e) % 256 || (s.cols * e) % 256;
     if (off_word) return "off-word";
     if (unaligned) return "unaligned";
-    if (off_units) return "odd";
+    if (off_lines) return "odd";
+    if (off_units) return "half-unit";
     return s.elements() < (std::int64_t{1} << 24) ? "medium" : "square";
   }
   if (s.elements() < (std::int64_t{1} << 20)) return "small";
@@ -46,6 +50,11 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
   if (s.rows >= 4 * s.cols) return "tall";
   if (s.cols >= 4 * s.rows) return "wide";
   return "square";
+}
+
+std::vector<std::string> row_classes(const std::string& shape_class) {
+  if (shape_class == "half-unit") return {shape_class, "odd"};
+  return {shape_class};
 }
 
 const char* header() { return "target\telem_bytes\tplacement\tshape\tvariant\tnote"; }
@@ -181,16 +190,18 @@ Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& g
     if (v && usable(*v, t, s, p, backend)) return {name, "a vector: its transpose is its bytes as they are"};
   }
   if (memory == Memory::device) {
-    for (const std::string& target : {gpu_name, arch}) {
-      for (const Row& r : all_rows()) {
-        if (r.target != target || r.elem_bytes != static_cast<int>(elem) || r.placement != placement_name(p) ||
-            r.shape != cls)
-          continue;
-        const Variant* v = registry().find(r.variant);
-        if (v && usable(*v, t, s, p, backend)) return {r.variant, "tuning table " + r.origin};
-        skipped += "; " + r.origin + " names " + r.variant + ", which cannot run it";
+    for (const std::string& row_class : row_classes(cls))
+      for (const std::string& target : {gpu_name, arch}) {
+        for (const Row& r : all_rows()) {
+          if (r.target != target || r.elem_bytes != static_cast<int>(elem) || r.placement != placement_name(p) ||
+              r.shape != row_class)
+            continue;
+          const Variant* v = registry().find(r.variant);
+          if (v && usable(*v, t, s, p, backend))
+            return {r.variant, "tuning table " + r.origin + (row_class == cls ? "" : " (" + cls + " from its " + row_class + " row)")};
+          skipped += "; " + r.origin + " names " + r.variant + ", which cannot run it";
+        }
       }
-    }
   }
   // Page-locked memory runs a GPU kernel or, where none fits, the CPU one.
   for (const std::string& d : default_variants(elem, p, s, memory)) {

@@ -26,22 +26,22 @@ std::vector<Shape> unaligned_sides(std::size_t elem) {
   return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
 }
 
-// In place, "odd" holds rows off the lines and rows of whole lines half a 256-byte unit off
-// (shape_class): one side of each kind, 8192 + 16 / elem and 4096 + 128 / elem (8208 and 4224
-// bytes, 8194 and 4112 doubles), so that the tile pairs are scored at both.
-std::vector<Shape> odd_sides_in_place(std::size_t elem) {
-  const std::int64_t half_unit = 4096 + 128 / static_cast<std::int64_t>(elem);
-  return {odd_sides(elem).front(), {half_unit, half_unit}};
+// In place, "half-unit" holds rows of whole lines half a 256-byte unit off: 8192 + 128 / elem
+// and 4096 + 128 / elem (8320 and 4224 bytes, 8208 and 4112 doubles).
+std::vector<Shape> half_unit_sides(std::size_t elem) {
+  const std::int64_t d = 128 / static_cast<std::int64_t>(elem);
+  return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
 }
 
-// The shapes of a class given by element size: "odd" and in-place "unaligned" as above; "rect-small" at 16 MiB, the
-// most that one tile a block holds at every shape (the class goes on to 32 MiB, two tiles a
-// block, which experiment 13's 2-byte rectangles measure): 8192 x 2048 bytes, 8192 x 128
-// complex128.
+// The shapes of a class given by element size: "odd", "half-unit" and in-place "unaligned" as
+// above; "rect-small" at 16 MiB, the most that one tile a block holds at every shape (the class
+// goes on to 32 MiB, two tiles a block, which experiment 13's 2-byte rectangles measure): 8192 x
+// 2048 bytes, 8192 x 128 complex128.
 std::vector<Shape> sides_for(const Case& c, std::size_t elem) {
   if (c.shape_class == "rect-small") return {{8192, 2048 / static_cast<std::int64_t>(elem)}};
   if (c.shape_class == "unaligned") return unaligned_sides(elem);
-  return c.placement == Placement::in_place ? odd_sides_in_place(elem) : odd_sides(elem);
+  if (c.shape_class == "half-unit") return half_unit_sides(elem);
+  return odd_sides(elem);
 }
 
 }  // namespace
@@ -68,6 +68,7 @@ const std::vector<Case>& cases() {
                                    {Placement::in_place, "off-word", {{8191, 8191}, {4099, 4099}}},
                                    {Placement::in_place, "unaligned", {}},
                                    {Placement::in_place, "odd", {}},
+                                   {Placement::in_place, "half-unit", {}},
                                    {Placement::in_place, "medium", {{2048, 2048}, {3072, 3072}}},
                                    {Placement::in_place, "square", {{8192, 8192}, {6144, 6144}}},
                                    {Placement::in_place, "rect-small", {}},
