@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <vector>
 
 #include "tlab/api/tuning.hpp"
@@ -120,7 +121,7 @@ TEST_CASE("shape classes") {
   CHECK(tuning::shape_class({128, 128}, Placement::in_place, 4) == "medium");
   CHECK(tuning::shape_class({4095, 4095}, Placement::in_place, 16) == "odd");
   CHECK(tuning::shape_class({4080, 4080}, Placement::in_place, 16) == "medium");
-  // In place too, rows of whole 16-byte words off 256-byte units have a class of their own:
+  // In place too, rows of whole 16-byte words off 128-byte lines have a class of their own:
   // 8200 doubles take 16-byte words there, 8192 doubles 8-byte ones (performance notes, section 9).
   CHECK(tuning::shape_class({100, 100}, Placement::in_place, 4) == "odd");
   CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 8) == "odd");
@@ -213,9 +214,36 @@ TEST_CASE("a class cut from another is answered by the older class's row where a
   CHECK(tuning::row_classes("half-unit") == std::vector<std::string>{"half-unit", "odd"});
   CHECK(tuning::row_classes("odd") == std::vector<std::string>{"odd"});
   CHECK(tuning::row_classes("square") == std::vector<std::string>{"square"});
+  const auto row = [](const char* table, int line, const char* target, const char* shape, const char* variant) {
+    return tuning::Row{target, 2, "in-place", shape, variant, "", std::string(table) + ":" + std::to_string(line)};
+  };
+  const auto all = [](const tuning::Row&) { return true; };
+  const auto pick = [&](const std::vector<tuning::Row>& rows, const std::string& cls,
+                        const std::function<bool(const tuning::Row&)>& runs) -> std::string {
+    std::string skipped;
+    const tuning::Row* r = tuning::pick_row(rows, cls, 2, Placement::in_place, {"GPU X", "sm_90"}, runs, skipped);
+    return r ? r->variant : "none";
+  };
+  // A table with both rows answers with its own; one with the older row alone, with that one.
+  const std::vector<tuning::Row> both{row("/a b/t.tsv", 2, "GPU X", "odd", "k-odd"),
+                                      row("/a b/t.tsv", 3, "GPU X", "half-unit", "k-half")};
+  CHECK(pick(both, "half-unit", all) == "k-half");
+  CHECK(pick(both, "odd", all) == "k-odd");
+  CHECK(pick({both[0]}, "half-unit", all) == "k-odd");
+  CHECK(pick({both[1]}, "odd", all) == "none");  // a cut class never answers the class it came from
+  // A table searched first (a user's $TLAB_TUNING_DIR) wins with its older row over a later
+  // table's own row; a row whose kernel cannot run passes to the next.
+  const std::vector<tuning::Row> two_tables{row("/user/t.tsv", 2, "GPU X", "odd", "k-user"),
+                                            row("/src/t.tsv", 2, "GPU X", "half-unit", "k-src")};
+  CHECK(pick(two_tables, "half-unit", all) == "k-user");
+  CHECK(pick(two_tables, "half-unit", [](const tuning::Row& r) { return r.variant != "k-user"; }) == "k-src");
+  // The GPU's own name before its architecture, whichever class the architecture's row has.
+  const std::vector<tuning::Row> targets{row("/src/t.tsv", 2, "sm_90", "half-unit", "k-arch"),
+                                         row("/src/t.tsv", 3, "GPU X", "odd", "k-gpu")};
+  CHECK(pick(targets, "half-unit", all) == "k-gpu");
 }
 
-TEST_CASE("every committed tuning table has a row for each class that tlab-tune measures") {
+TEST_CASE("every committed tuning table has a row for each class that tlab-tune measures, or for the class it was cut from") {
   // A class without a row falls back to the built-in default without a word (as the in-place
   // "medium" and "off-word" classes would have before their tables were rerun); one cut from
   // another class falls back to that class's row (row_classes), which must then be there.

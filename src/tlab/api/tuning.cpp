@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -29,12 +30,12 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
     // 1- and 2-byte rows off a 4-byte word (8191 bytes) and rows on words but off a 16-byte unit
     // (8200 bytes) have different winners: the first only `waves` moves near memcpy, the second
     // the shifted word tiles (performance notes, section 9).
-    // Rows off 256-byte units: the tile pairs lose there as off the lines, each piece's last
-    // unit shared with another block's (8224 floats: 86% of memcpy against 94% at 8256 on
-    // the H200; performance notes, section 9, "Which alignment the in-place squares lose at").
-    // Rows of whole lines half a unit off lose less, and to other kernels than rows off the
-    // lines (H200: 8200 uint16 to `w8-fetch256`, 4160 uint16 to `w4-fetch256`), so each
-    // kind has a row of its own ("Rows off the lines apart from rows half a unit off").
+    // Rows off 256-byte units: the tile pairs lose there, each piece's end units shared with
+    // another block's (float `w8` on the H200: 77.5% of memcpy at 8200, rows off the lines,
+    // 86.0 at 8224, whole lines half a unit off, 94.2 at 8256; performance notes, section 9,
+    // "Which alignment the in-place squares lose at"). The two kinds lose by different amounts
+    // and may have different winners (the H100 took different kernels for 1, 2 and 4 bytes),
+    // so each has a row of its own ("Rows off the lines apart from rows half a unit off").
     const bool off_word = (s.rows * e) % 4 || (s.cols * e) % 4;
     const bool off_units = (s.rows * e) % 256 || (s.cols * e) % 256;
     if (off_word) return "off-word";
@@ -121,6 +122,8 @@ std::vector<std::string> search_dirs() {
 
 namespace {
 
+std::string table_of(const Row& r) { return r.origin.substr(0, r.origin.rfind(':')); }  // origin: file:line
+
 // Every table found, first directory first. A table that cannot be read is skipped with one
 // line on stderr: a broken table must not stop a transpose.
 const std::vector<Row>& all_rows() {
@@ -178,6 +181,25 @@ bool usable(const Variant& v, DType t, Shape s, Placement p, Backend backend) {
          v.refuses(t, s).empty();
 }
 
+const Row* pick_row(const std::vector<Row>& rows, const std::string& cls, int elem, Placement p,
+                    const std::vector<std::string>& targets, const std::function<bool(const Row&)>& runs,
+                    std::string& skipped) {
+  std::vector<std::string> files;  // rows of one table are consecutive
+  for (const Row& r : rows)
+    if (files.empty() || files.back() != table_of(r)) files.push_back(table_of(r));
+  for (const std::string& target : targets)
+    for (const std::string& file : files)
+      for (const std::string& row_class : row_classes(cls))
+        for (const Row& r : rows) {
+          if (table_of(r) != file || r.target != target || r.elem_bytes != elem || r.placement != placement_name(p) ||
+              r.shape != row_class)
+            continue;
+          if (runs(r)) return &r;
+          skipped += "; " + r.origin + " names " + r.variant + ", which cannot run it";
+        }
+  return nullptr;
+}
+
 Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& gpu_name, const std::string& arch) {
   const Backend backend = memory == Memory::host ? Backend::cpu : Backend::gpu;
   const std::size_t elem = dtype_size(t);
@@ -190,18 +212,12 @@ Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& g
     if (v && usable(*v, t, s, p, backend)) return {name, "a vector: its transpose is its bytes as they are"};
   }
   if (memory == Memory::device) {
-    for (const std::string& row_class : row_classes(cls))
-      for (const std::string& target : {gpu_name, arch}) {
-        for (const Row& r : all_rows()) {
-          if (r.target != target || r.elem_bytes != static_cast<int>(elem) || r.placement != placement_name(p) ||
-              r.shape != row_class)
-            continue;
-          const Variant* v = registry().find(r.variant);
-          if (v && usable(*v, t, s, p, backend))
-            return {r.variant, "tuning table " + r.origin + (row_class == cls ? "" : " (" + cls + " from its " + row_class + " row)")};
-          skipped += "; " + r.origin + " names " + r.variant + ", which cannot run it";
-        }
-      }
+    const auto runs = [&](const Row& r) {
+      const Variant* v = registry().find(r.variant);
+      return v && usable(*v, t, s, p, backend);
+    };
+    if (const Row* r = pick_row(all_rows(), cls, static_cast<int>(elem), p, {gpu_name, arch}, runs, skipped))
+      return {r->variant, "tuning table " + r->origin + (r->shape == cls ? "" : " (" + cls + " from its " + r->shape + " row)")};
   }
   // Page-locked memory runs a GPU kernel or, where none fits, the CPU one.
   for (const std::string& d : default_variants(elem, p, s, memory)) {

@@ -4,6 +4,7 @@
 // order; a built-in default answers where no table does.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,15 @@ struct Choice {
 // device for device memory. Table rows whose variant cannot run this case are skipped, and
 // the reason says so.
 Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& gpu_name, const std::string& arch);
+
+// The row of `rows` (tables in search order, each table's rows together) that answers class
+// `cls` for `elem`-byte elements with placement `p` on the first of `targets` that has one,
+// and whose kernel `runs`: in each table the class's own row before the class it was cut from
+// (row_classes), so a table searched first wins even with a row written before the cut. Rows
+// passed over are noted in `skipped`; nullptr where none answers.
+const Row* pick_row(const std::vector<Row>& rows, const std::string& cls, int elem, Placement p,
+                    const std::vector<std::string>& targets, const std::function<bool(const Row&)>& runs,
+                    std::string& skipped);
 
 // Whether `v` can run `t` x `s` with placement `p` as a correct transpose on `backend`.
 bool usable(const Variant& v, DType t, Shape s, Placement p, Backend backend);
