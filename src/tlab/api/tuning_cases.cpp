@@ -9,29 +9,28 @@ namespace tlab::tuning {
 
 namespace {
 
-// Sides just above 8192 and 4096 whose rows of `elem`-byte elements are whole 16-byte words
-// but not whole 128-byte lines (8208 bytes: 8200 uint16, 8196 float, 8194 double, 8193
-// complex128).
-std::vector<Shape> odd_sides(std::size_t elem) {
-  const std::int64_t d = std::max<std::int64_t>(16 / static_cast<std::int64_t>(elem), 1);
+// The squares of sides 8192 and 4096 widened by `bytes` (at least one element) of `elem`-byte
+// elements: rows just past a power of two by that many bytes.
+std::vector<Shape> squares_past(std::int64_t bytes, std::size_t elem) {
+  const std::int64_t d = std::max<std::int64_t>(bytes / static_cast<std::int64_t>(elem), 1);
   return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
 }
 
-// Sides just above 8192 and 4096 whose rows are whole 4-byte words but not 16-byte ones, 8 bytes
-// past a unit for 1 and 2 bytes (8200 and 4104 uint8, 8196 and 4100 uint16: experiment 13's
-// 8200² uint8 is of this kind); wider elements are always on words, and 8191 and 4099 do.
+// Rows of whole 16-byte words but not whole 128-byte lines (8208 bytes: 8200 uint16, 8196
+// float, 8194 double, 8193 complex128).
+std::vector<Shape> odd_sides(std::size_t elem) { return squares_past(16, elem); }
+
+// Rows of whole 4-byte words but not 16-byte ones, 8 bytes past a unit for 1 and 2 bytes (8200
+// and 4104 uint8, 8196 and 4100 uint16: experiment 13's 8200² uint8 is of this kind); wider
+// elements are always on words, and 8191 and 4099 do.
 std::vector<Shape> unaligned_sides(std::size_t elem) {
   if (elem >= 4) return {{8191, 8191}, {4099, 4099}};
-  const std::int64_t d = 8 / static_cast<std::int64_t>(elem);
-  return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
+  return squares_past(8, elem);
 }
 
-// In place, "half-unit" holds rows of whole lines half a 256-byte unit off: 8192 + 128 / elem
-// and 4096 + 128 / elem (8320 and 4224 bytes, 8208 and 4112 doubles).
-std::vector<Shape> half_unit_sides(std::size_t elem) {
-  const std::int64_t d = 128 / static_cast<std::int64_t>(elem);
-  return {{8192 + d, 8192 + d}, {4096 + d, 4096 + d}};
-}
+// In place, "half-unit" holds rows of whole lines half a 256-byte unit off (8320 and 4224
+// bytes, 8208 and 4112 doubles).
+std::vector<Shape> half_unit_sides(std::size_t elem) { return squares_past(128, elem); }
 
 // The shapes of a class given by element size: "odd", "half-unit" and in-place "unaligned" as
 // above; "rect-small" at 16 MiB, the most that one tile a block holds at every shape (the class
