@@ -99,8 +99,9 @@ template <int W, int P> void add_bands(Registry& r) {
 }
 
 // Two pairs a block in three tiles of shared memory (`-held`), for 4-byte elements in 8-byte
-// words: the second upper tile waits in registers (16 a thread) until a buffer is free, so
-// that four blocks share an SM where the four tiles' 64 KiB allowed three. Float: 90-91% of
+// words and for 1 byte in 4-byte words (run_held says why its registers are not bounded):
+// the second upper tile waits in registers (16 a thread) until a buffer is free, so that
+// four blocks share an SM where the four tiles' 64 KiB allowed three. Float: 90-91% of
 // memcpy at 8200² against 89 for the two-pair kernel, 96 against 92 at 4104² (performance
 // notes, section 9, "Two pairs a block in three tiles of shared memory"). The upper row's
 // stores go together, as in transpose_bands (the mirrors into both upper tiles' places); the
@@ -109,8 +110,8 @@ template <int W, int P> void add_bands(Registry& r) {
 // pair kernel's loads are: loads issued before a barrier are performed before any store the
 // block issues after it. Items on the diagonal or at the matrix's edge swap their pairs one
 // after the other; rows off a word go to the two-pair kernel (run_held).
-template <int S, int W, int PF>
-__global__ void __launch_bounds__(kThreads, 4) transpose_two_held(unsigned char* m, std::int64_t n, std::int64_t items) {
+template <int S, int W, int PF, int MIN_BLOCKS>
+__global__ void __launch_bounds__(kThreads, MIN_BLOCKS) transpose_two_held(unsigned char* m, std::int64_t n, std::int64_t items) {
   extern __shared__ unsigned char smem_raw[];
   constexpr int side = Geometry<S, W>::side;
   constexpr int tile_words = side * kWords;
@@ -155,23 +156,36 @@ __global__ void __launch_bounds__(kThreads, 4) transpose_two_held(unsigned char*
 
 // The held path needs rows on words; rows off a word run the two-pair kernel, whose element
 // runs hold nothing (its own pairs one after the other ran 4 points under it at float 8191²).
-template <int S> void run_held(void* m, std::int64_t n, cudaStream_t stream) {
-  if (row_layout(m, m, n, n, S, 8) != kAlignedRows) return run_bands<S, 8, 2>(m, n, stream);
+// MIN_BLOCKS bounds the registers so that that many blocks share an SM: 4 for float, where
+// 64 registers hold the tile without spills; 1 (no bound) for uint8, whose 64 registers
+// spilled (36 bytes: 71% of memcpy at 8200² on the H100 against 90 without the bound, with
+// two blocks an SM; performance notes, section 9, "The held form's loss: spills or its late
+// store").
+template <int S, int W, int MIN_BLOCKS> void run_held(void* m, std::int64_t n, cudaStream_t stream) {
+  if (row_layout(m, m, n, n, S, W) != kAlignedRows) return run_bands<S, W, 2>(m, n, stream);
   static unsigned long long smem_allowed = 0;
-  launch_items(transpose_two_held<S, 8, 256>, 3 * Geometry<S, 8>::smem_bytes, m, n, Geometry<S, 8>::side, 2,
+  launch_items(transpose_two_held<S, W, 256, MIN_BLOCKS>, 3 * Geometry<S, W>::smem_bytes, m, n, Geometry<S, W>::side, 2,
                smem_allowed, stream);
 }
 
-// 4-byte elements only: uint8 (in 4-byte words) and double, whose held forms had four blocks
-// an SM too, ran 6 to 11 points under their two-pair kernels.
+// 4-byte elements in 8-byte words, four blocks an SM; uint8 in 4-byte words, unbounded. Double,
+// whose held form spilled under the bound and ran under the two-pair kernel without it (three
+// blocks an SM against four), has none; nor has uint16, whose unbounded form ran 12 to 17
+// points under `w4-two-fetch256` at 8192² to 16384² on the H200.
 void add_held(Registry& r) {
   Variant v = gpu_variant("gpu/word-inplace/w8-two-held-fetch256", "gpu-word-inplace", Placement::in_place,
                           {{"word", "8"}, {"loads", "fetch256"}, {"pairs", "2"}, {"held", "1"}},
                           "two tile pairs a block in three tiles of shared memory, one upper tile held in registers, "
                           "so that four blocks share an SM; 4-byte elements");
   v.kernels = instantiate<std::int32_t, float>(
-      [](auto, const Operands& op) { run_held<4>(op.out, op.shape.rows, stream_of(op)); });
+      [](auto, const Operands& op) { run_held<4, 8, 4>(op.out, op.shape.rows, stream_of(op)); });
   r.add(std::move(v));
+  Variant w = gpu_variant("gpu/word-inplace/w4-two-held-fetch256", "gpu-word-inplace", Placement::in_place,
+                          {{"word", "4"}, {"loads", "fetch256"}, {"pairs", "2"}, {"held", "1"}},
+                          "two tile pairs a block in three tiles of shared memory, one upper tile held in registers "
+                          "without a register bound; 1-byte elements");
+  w.kernels = instantiate<std::uint8_t>([](auto, const Operands& op) { run_held<1, 4, 1>(op.out, op.shape.rows, stream_of(op)); });
+  r.add(std::move(w));
 }
 
 }  // namespace
