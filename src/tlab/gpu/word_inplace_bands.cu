@@ -101,7 +101,7 @@ template <int W, int P> void add_bands(Registry& r) {
 // Two pairs a block in three tiles of shared memory (`-held`), for 4-byte elements in 8-byte
 // words and for 1 byte in 4-byte words (run_held says why its registers are not bounded):
 // the second upper tile waits in registers (16 a thread) until a buffer is free, so that
-// four blocks share an SM where the four tiles' 64 KiB allowed three. Float: 90-91% of
+// for float four blocks share an SM where the four tiles' 64 KiB allowed three. Float: 90-91% of
 // memcpy at 8200² against 89 for the two-pair kernel, 96 against 92 at 4104² (performance
 // notes, section 9, "Two pairs a block in three tiles of shared memory"). The upper row's
 // stores go together, as in transpose_bands (the mirrors into both upper tiles' places); the
