@@ -55,8 +55,12 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
 // for the aligned 256 bytes around them, so that a row piece off 256-byte units brings the
 // rest of its end units along (load_word.cuh; "Loads that ask L2 for whole lines"). Rows
 // off a word are stored element by element, 32 consecutive elements a warp instruction; the
-// shifted stores of the out-of-place kernels measured no faster in place.
-enum class Loads { elements, shifted, fetch256 };
+// shifted stores of the out-of-place kernels measured no faster in place, and slower once the
+// loads were shifted and fetched (uint16 8191² 74 against 82% of memcpy on the H100). Shifted
+// loads with the fetch (`-shifted-fetch256`) gained where either gained alone: float 8191²
+// in 8-byte words 90 against 87 for the best other pair (performance notes, section 9, "Rows
+// off a word: shifted words with the 256-byte fetch, and shifted stores").
+enum class Loads { elements, shifted, fetch256, shifted_fetch256 };
 
 // A load mode's name suffix, its "loads" parameter and its registry description.
 struct LoadsName {
@@ -67,15 +71,18 @@ constexpr LoadsName kLoadsNames[] = {
     {"-shifted", "shifted", "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place"},
     {"-fetch256", "fetch256",
      "tile pairs in whole W-byte words; loads ask the L2 for the aligned 256 bytes around them, so rows off 256-byte "
-     "units fetch their pieces' end units whole"}};
+     "units fetch their pieces' end units whole"},
+    {"-shifted-fetch256", "shifted-fetch256",
+     "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place, the loads asking the "
+     "L2 for the aligned 256 bytes around them"}};
 
 template <int S, int W, Loads L = Loads::elements>
 void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   const Layout l = row_layout(m, m, n, n, S, W);  // ld is a multiple of n: its rows sit on words when n's do
-  if constexpr (S < W && L == Loads::shifted) {
-    if (l == kShiftedRows) return launch<S, W, kShiftedRows, kByElement>(m, n, count, ld, per_row, stream);
+  constexpr int PF = L == Loads::fetch256 || L == Loads::shifted_fetch256 ? 256 : 0;
+  if constexpr (S < W && (L == Loads::shifted || L == Loads::shifted_fetch256)) {
+    if (l == kShiftedRows) return launch<S, W, kShiftedRows, kByElement, PF>(m, n, count, ld, per_row, stream);
   }
-  constexpr int PF = L == Loads::fetch256 ? 256 : 0;
   with_layout<S, W>(l == kShiftedRows ? kByElement : l, [&](auto layout) {
     constexpr int lay = decltype(layout)::value;
     launch<S, W, lay, lay, PF>(m, n, count, ld, per_row, stream);
@@ -91,8 +98,9 @@ template <int W, Loads L> void add_word_in_place(Registry& r) {
     if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W, L>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op));
   });
   keep_fitting_types<W, 2>(v);
-  // Whole-element words have no rows off a word: the shifted variant would repeat the plain one.
-  for (auto it = v.kernels.begin(); L == Loads::shifted && it != v.kernels.end();)
+  // Whole-element words have no rows off a word: a shifted variant would repeat its unshifted one.
+  constexpr bool shifted = L == Loads::shifted || L == Loads::shifted_fetch256;
+  for (auto it = v.kernels.begin(); shifted && it != v.kernels.end();)
     it = dtype_size(it->first) >= W ? v.kernels.erase(it) : std::next(it);
   r.add(std::move(v));
 }
@@ -123,6 +131,7 @@ void register_gpu_word_in_place(Registry& r) {
   add_every_word<Loads::elements>(r);
   add_every_word<Loads::shifted>(r);
   add_every_word<Loads::fetch256>(r);
+  add_every_word<Loads::shifted_fetch256>(r);
 }
 
 }  // namespace tlab::gpu

@@ -293,7 +293,7 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
         for (int k = 0; k < C; ++k) {
           const unsigned char* at = p + (k0 + k) * step;
           const auto* base = reinterpret_cast<const Word<W>*>(at - reinterpret_cast<std::uintptr_t>(at) % W);
-          lo[k] = base[w];
+          lo[k] = load_word<PF>(base + w);
           hi[k] = Word<W>{};
           if (w == kWords - 1) {  // the word after the piece: past the matrix only at its very end
             const unsigned char* extra = reinterpret_cast<const unsigned char*>(base + kWords);
