@@ -61,6 +61,8 @@ void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::i
 // in 8-byte words 90 against 87 for the best other pair (performance notes, section 9, "Rows
 // off a word: shifted words with the 256-byte fetch, and shifted stores").
 enum class Loads { elements, shifted, fetch256, shifted_fetch256 };
+constexpr bool reads_shifted(Loads l) { return l == Loads::shifted || l == Loads::shifted_fetch256; }
+constexpr int prefetch_bytes(Loads l) { return l == Loads::fetch256 || l == Loads::shifted_fetch256 ? 256 : 0; }
 
 // A load mode's name suffix, its "loads" parameter and its registry description.
 struct LoadsName {
@@ -79,8 +81,8 @@ constexpr LoadsName kLoadsNames[] = {
 template <int S, int W, Loads L = Loads::elements>
 void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   const Layout l = row_layout(m, m, n, n, S, W);  // ld is a multiple of n: its rows sit on words when n's do
-  constexpr int PF = L == Loads::fetch256 || L == Loads::shifted_fetch256 ? 256 : 0;
-  if constexpr (S < W && (L == Loads::shifted || L == Loads::shifted_fetch256)) {
+  constexpr int PF = prefetch_bytes(L);
+  if constexpr (S < W && reads_shifted(L)) {
     if (l == kShiftedRows) return launch<S, W, kShiftedRows, kByElement, PF>(m, n, count, ld, per_row, stream);
   }
   with_layout<S, W>(l == kShiftedRows ? kByElement : l, [&](auto layout) {
@@ -99,8 +101,7 @@ template <int W, Loads L> void add_word_in_place(Registry& r) {
   });
   keep_fitting_types<W, 2>(v);
   // Whole-element words have no rows off a word: a shifted variant would repeat its unshifted one.
-  constexpr bool shifted = L == Loads::shifted || L == Loads::shifted_fetch256;
-  for (auto it = v.kernels.begin(); shifted && it != v.kernels.end();)
+  for (auto it = v.kernels.begin(); reads_shifted(L) && it != v.kernels.end();)
     it = dtype_size(it->first) >= W ? v.kernels.erase(it) : std::next(it);
   r.add(std::move(v));
 }
