@@ -138,6 +138,13 @@ TEST_CASE("shape classes") {
   // wins the first, the shifted word tiles the second (8200² uint8: 77.4% against 68.5%).
   CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "off-word");
   CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 1) == "off-word");
+  // From 2^26 elements (8192²) rows off a word are a class of their own: there the tile pairs
+  // overtook `waves` on the H100 (10001² uint8: 75.6% of memcpy against 67.3%).
+  CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 2) == "off-word");
+  CHECK(tuning::shape_class({10001, 10001}, Placement::in_place, 1) == "off-word-large");
+  CHECK(tuning::shape_class({8193, 8193}, Placement::in_place, 2) == "off-word-large");
+  CHECK(tuning::shape_class({10001, 10001}, Placement::in_place, 4) == "unaligned");
+  CHECK(tuning::shape_class({10001, 10001}, Placement::out_of_place, 1) == "unaligned");
   CHECK(tuning::shape_class({8200, 8200}, Placement::in_place, 1) == "unaligned");
   CHECK(tuning::shape_class({8196, 8196}, Placement::in_place, 2) == "unaligned");
   CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 4) == "unaligned");
@@ -213,6 +220,8 @@ TEST_CASE("every committed tuning table reads and names only registered kernels"
 TEST_CASE("a class cut from another is answered by the older class's row where a table has none of its own") {
   CHECK(tuning::row_classes("half-unit") == std::vector<std::string>{"half-unit", "odd"});
   CHECK(tuning::row_classes("odd") == std::vector<std::string>{"odd"});
+  CHECK(tuning::row_classes("off-word-large") == std::vector<std::string>{"off-word-large", "off-word"});
+  CHECK(tuning::row_classes("off-word") == std::vector<std::string>{"off-word"});
   CHECK(tuning::row_classes("square") == std::vector<std::string>{"square"});
   const auto row = [](const char* table, int line, const char* target, const char* shape, const char* variant) {
     return tuning::Row{target, 2, "in-place", shape, variant, "", std::string(table) + ":" + std::to_string(line)};
@@ -287,6 +296,12 @@ TEST_CASE("tlab-tune measures every class at shapes of that class") {
   CHECK(tuning::shapes_of(unaligned, 4).front().rows == 8191);
   CHECK(tuning::shapes_of(find(Placement::in_place, "off-word"), 1).size() == 2);
   CHECK(tuning::shapes_of(find(Placement::in_place, "off-word"), 16).empty());
+  for (const std::size_t elem : {1, 2}) {
+    const std::vector<Shape> large = tuning::shapes_of(find(Placement::in_place, "off-word-large"), elem);
+    REQUIRE(large.size() == 2);
+    for (const Shape& s : large) CHECK((s.rows != 10001 && s.rows != 12290 && s.rows != 14001));  // the check sides
+  }
+  CHECK(tuning::shapes_of(find(Placement::in_place, "off-word-large"), 4).empty());
   CHECK(tuning::shapes_of(find(Placement::in_place, "medium"), 16).size() == 2);
   // In place, "odd" is scored at rows off the lines only, and "half-unit" at rows of whole
   // lines half a 256-byte unit off, for every element size.

@@ -38,7 +38,11 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
     // so each has a row of its own ("Rows off the lines apart from rows half a unit off").
     const bool off_word = (s.rows * e) % 4 || (s.cols * e) % 4;
     const bool off_units = (s.rows * e) % 256 || (s.cols * e) % 256;
-    if (off_word) return "off-word";
+    // Bytes off a word at 2^26 elements and more: on the H100 `waves` led the tile pairs by 2 to
+    // 9 points at 4099² to 8191² and trailed `w4-shifted-fetch256` by 8 to 11 at 10001² to
+    // 14001², sides no class was tuned at (performance notes, section 9, "The plan at sides it
+    // was not tuned at"). Where between 8191² and 10001² they cross is not measured.
+    if (off_word) return s.elements() < (std::int64_t{1} << 26) ? "off-word" : "off-word-large";
     if (unaligned) return "unaligned";
     if (off_lines) return "odd";
     if (off_units) return "half-unit";
@@ -55,6 +59,7 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
 
 std::vector<std::string> row_classes(const std::string& shape_class) {
   if (shape_class == "half-unit") return {shape_class, "odd"};
+  if (shape_class == "off-word-large") return {shape_class, "off-word"};
   return {shape_class};
 }
 

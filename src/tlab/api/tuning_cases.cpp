@@ -53,7 +53,9 @@ std::vector<Shape> sides_for(const Case& c, std::size_t elem) {
 // "rect-small", whose kernels refuse different shapes; for "rect-cube" 256 x 65536 and its mirror
 // (4 to 16 bytes: below, 32 MiB and less, those are "rect-small"); for "rect" a 3:4 and a 256:1 shape, as
 // one shape picked `blocks-b8`, which ran 8 points under `blocks` at 256 x 65536 complex128;
-// in-place "medium" at 2048² and 3072², the squares that fit a few L2 sizes), large enough that the memory
+// in-place "medium" at 2048² and 3072², the squares that fit a few L2 sizes; in-place
+// "off-word-large" at 11001² and 13001², apart from the sides 10001², 12290² and 14001² that
+// found the class, so that those stay a check of the table), large enough that the memory
 // system, not launch latency, decides (except "small", where latency is the point). Shapes
 // outside the class for an element size are skipped.
 const std::vector<Case>& cases() {
@@ -65,6 +67,7 @@ const std::vector<Case>& cases() {
                                    {Placement::out_of_place, "odd", {}},
                                    {Placement::out_of_place, "medium", {{2048, 2048}, {4096, 2048}}},
                                    {Placement::in_place, "off-word", {{8191, 8191}, {4099, 4099}}},
+                                   {Placement::in_place, "off-word-large", {{11001, 11001}, {13001, 13001}}},
                                    {Placement::in_place, "unaligned", {}},
                                    {Placement::in_place, "odd", {}},
                                    {Placement::in_place, "half-unit", {}},
