@@ -28,9 +28,9 @@ namespace tlab::tuning {
 // tlab/inplace_cube_index.hpp)
 // and "rect" for the rest; for squares "off-word" (1- or 2-byte rows not a whole number of
 // 4-byte words: 8191 x 8191 bytes; "off-word-large" from 2^26 elements, 10001 x 10001 bytes),
-// "unaligned", "odd" (rows of whole words but not whole
-// 128-byte lines), "half-unit" (rows of whole lines but not whole 256-byte units: 8200 x 8200
-// complex128), "medium" (< 2^24 elements, rows of whole units) or "square".
+// "unaligned", "odd" (rows of whole words but not whole 128-byte lines), "half-unit" (rows of
+// whole lines but not whole 256-byte units: 8200 x 8200 complex128), "medium" (< 2^24
+// elements, rows of whole units) or "square".
 constexpr std::int64_t kRectSmallBytes = std::int64_t{32} << 20;
 std::string shape_class(Shape s, Placement p, std::size_t elem);
 
