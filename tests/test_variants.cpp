@@ -368,6 +368,44 @@ TEST_CASE("without CUDA the GPU executor is absent and says why") {
   }
 }
 
+TEST_CASE("pct-of-fastest puts a subject against the fastest candidate of its placement, type and shape") {
+  Options o;
+  o.experiment = "test";
+  o.timing.warmup = 0;
+  o.timing.min_reps = 3;
+  o.timing.max_reps = 5;
+  o.timing.budget_s = 0.01;
+  ExperimentRun run(o);
+  // The copies are faster than any transpose here, and the in-place swap may be: neither is a candidate.
+  run.run({variants_matching({"cpu/naive", "cpu/blocked/16", "cpu/blocked/32", "cpu/copy/memcpy@1t", "cpu/inplace-naive"}),
+           {DType::i32, DType::u8},
+           {{48, 48}, {40, 64}}});
+  add_percent_of_fastest(run, "cpu/naive", {"cpu/copy/*"});
+  add_percent_of_fastest(run, "cpu/nothing-by-this-name", {});
+  int rows = 0;
+  for (const SummaryRow& row : run.summary()) {
+    if (row.metric != "pct-of-fastest") continue;
+    ++rows;
+    CHECK(row.subject == "cpu/naive");
+    const Result* subject = nullptr;
+    const Result* best = nullptr;
+    for (const Result& r : run.results()) {
+      if (dtype_name(r.config.dtype) != row.dtype || r.config.shape.rows != row.rows || r.config.shape.cols != row.cols)
+        continue;
+      const std::string& name = r.config.variant->name;
+      if (name == "cpu/naive") subject = &r;
+      else if (name.rfind("cpu/blocked/", 0) == 0 && (!best || r.timed.summary.median < best->timed.summary.median))
+        best = &r;
+    }
+    REQUIRE(subject);
+    REQUIRE(best);
+    CHECK(row.detail == best->config.variant->name);
+    CHECK(std::stod(row.value) ==
+          doctest::Approx(100.0 * best->timed.summary.median / subject->timed.summary.median).epsilon(1e-3));
+  }
+  CHECK(rows == 4);  // two types x two shapes
+}
+
 }  // TEST_SUITE("variants")
 
 // ---------------------------------------------------------------------------------------

@@ -31,6 +31,10 @@ int main(int argc, char** argv) {
     if (run.results().empty()) return;
     tlab::add_percent_of(run, "gpu/memcpy");
     tlab::add_best_of_family(run);
+    // The plan against the fastest registered kernel of its placement, same run: the copies
+    // and cuBLAS are the ceiling and the rival, not candidates the plan could have chosen.
+    const std::vector<std::string> not_candidates{"gpu/api*", "gpu/memcpy", "gpu/copy-*", "gpu/cublas-geam"};
+    for (const char* plan : {"gpu/api", "gpu/api-inplace"}) tlab::add_percent_of_fastest(run, plan, not_candidates);
     // The plan against cuBLAS, same type and shape, same run: positive means ahead.
     for (const tlab::Result& geam : run.results()) {
       if (geam.config.variant->name != "gpu/cublas-geam") continue;

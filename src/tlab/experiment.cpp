@@ -158,6 +158,27 @@ void add_best_of_family(ExperimentRun& run) {
                             "GB/s", b->config.variant->name));
 }
 
+void add_percent_of_fastest(ExperimentRun& run, const std::string& subject, const std::vector<std::string>& leave_out) {
+  const auto& rs = run.results();
+  auto left_out = [&](const std::string& name) {
+    return std::any_of(leave_out.begin(), leave_out.end(), [&](const std::string& g) { return glob_match(g, name); });
+  };
+  for (const Result& s : rs) {
+    if (s.config.variant->name != subject) continue;
+    const Result* best = nullptr;
+    for (const Result& r : rs)
+      if (&r != &s && r.config.variant->name != subject && r.config.variant->placement == s.config.variant->placement &&
+          r.config.dtype == s.config.dtype && r.config.shape == s.config.shape && !left_out(r.config.variant->name) &&
+          (!best || r.timed.summary.median < best->timed.summary.median))
+        best = &r;
+    if (!best) continue;
+    // Same bytes moved by both, so the bandwidth ratio is the inverse time ratio.
+    run.add_summary(row_for(s.config, "pct-of-fastest", subject,
+                            format_number(100.0 * best->timed.summary.median / s.timed.summary.median, 4), "%",
+                            best->config.variant->name));
+  }
+}
+
 std::vector<const Variant*> variants_matching(const std::vector<std::string>& globs) {
   std::vector<const Variant*> out;
   for (const auto& g : globs) {

@@ -30,6 +30,7 @@ class ExperimentRun {
   std::vector<Result> run(const Sweep& sweep);
   void add_summary(SummaryRow row) { summary_.push_back(std::move(row)); }
   const std::vector<Result>& results() const { return results_; }
+  const std::vector<SummaryRow>& summary() const { return summary_; }
 
   // Writes <out>/<experiment>.csv, <experiment>-summary.csv when there is a summary, and
   // <experiment>.env.json plus env.json. Writes nothing when nothing ran.
@@ -64,6 +65,12 @@ void add_percent_of(ExperimentRun& run, const std::string& peer_variant);
 // metric "best-of-family": per family, dtype and shape, the fastest variant (subject is the
 // family, value its bandwidth in GB/s, detail names the winner).
 void add_best_of_family(ExperimentRun& run);
+// metric "pct-of-fastest": per dtype and shape where `subject` ran, its bandwidth as a
+// percentage of the fastest other variant of its placement in the run, leaving out the
+// variants matching `leave_out` (the copies and library peers: the ceiling and the rivals,
+// not the candidates); detail names that variant. How near a choice came to the best the
+// run had on offer, at every shape, not only those a tuning table was fitted at.
+void add_percent_of_fastest(ExperimentRun& run, const std::string& subject, const std::vector<std::string>& leave_out);
 // Every variant the registry holds whose name matches any of the globs, in glob order. A
 // "gpu/..." glob that matches nothing in a build without CUDA throws BackendMissing, which
 // experiment_main turns into "skipping: <why>" and exit 0, writing nothing (the report then
