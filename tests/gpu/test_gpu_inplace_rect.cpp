@@ -183,3 +183,29 @@ TEST_CASE("c2r-grid holds no scratch where every pass runs in place, and scratch
   }
   REQUIRE(cudaFree(d) == cudaSuccess);
 }
+
+TEST_CASE("a plan on the block decomposition is exact with its own table's counts: many cycles and no stretches, stretches and few cycles") {
+  if (std::getenv("TLAB_GPU_TEST_SMALL")) return;
+  // 16384 x 1024: 2340 short cycles, no stretch (the plan launches no save of stretch starts);
+  // 3072 x 4096: 3 short cycles and 388 stretches. Both over 32 MiB in float, so not on-grid.
+  for (tlab::Shape s : {tlab::Shape{16384, 1024}, tlab::Shape{3072, 4096}}) {
+    CAPTURE(tlab::to_string(s));
+    const tlab::Plan plan(tlab::DType::f32, s.rows, s.cols, tlab::Placement::in_place);
+    REQUIRE(plan.kernel().rfind("gpu/inplace-rect/blocks", 0) == 0);
+    const std::size_t bytes = static_cast<std::size_t>(s.elements()) * 4;
+    std::vector<unsigned char> in(bytes), want(bytes), got(bytes);
+    tlab::fill_random(in.data(), s.elements(), tlab::DType::f32);
+    tlab::reference_transpose(in.data(), want.data(), s, 4);
+    unsigned char* d = nullptr;
+    REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+    for (int run = 0; run < 2; ++run) {  // a plan runs many times: the second run finds the same counts
+      CAPTURE(run);
+      REQUIRE(cudaMemcpy(d, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
+      plan.execute_in_place(d, nullptr);
+      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+      REQUIRE(cudaMemcpy(got.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
+      CHECK(got == want);
+    }
+    REQUIRE(cudaFree(d) == cudaSuccess);
+  }
+}
