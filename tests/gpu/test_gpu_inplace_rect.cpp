@@ -36,6 +36,16 @@ bool on_grid(std::vector<unsigned char>& host, const tlab::c2r::Params& p, int e
   return ran;
 }
 
+// `in` copied to the device buffer `d`, `run(d)` on it, and what `d` holds after.
+template <typename Run> std::vector<unsigned char> after(unsigned char* d, const std::vector<unsigned char>& in, Run run) {
+  REQUIRE(cudaMemcpy(d, in.data(), in.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+  run(d);
+  REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+  std::vector<unsigned char> got(in.size());
+  REQUIRE(cudaMemcpy(got.data(), d, got.size(), cudaMemcpyDeviceToHost) == cudaSuccess);
+  return got;
+}
+
 }  // namespace
 
 TEST_CASE("c2r's column pass across the grid equals the CPU's gather on coprime shapes, in place") {
@@ -168,18 +178,15 @@ TEST_CASE("c2r-grid holds no scratch where every pass runs in place, and scratch
   // passes gather into scratch), the transpose takes a buffer of its own, and is exact.
   const tlab::Shape s{1000, 250};
   const std::size_t bytes = static_cast<std::size_t>(s.elements()) * 4;
-  std::vector<unsigned char> in(bytes), want(bytes), got(bytes);
+  std::vector<unsigned char> in(bytes), want(bytes);
   tlab::fill_random(in.data(), s.elements(), tlab::DType::f32);
   tlab::reference_transpose(in.data(), want.data(), s, 4);
   unsigned char* d = nullptr;
   REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
   for (bool grid : {false, true}) {
     CAPTURE(grid);
-    REQUIRE(cudaMemcpy(d, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
-    tlab::gpu::transpose_in_place_rect(d, s, 4, nullptr, 256, nullptr, grid);
-    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-    REQUIRE(cudaMemcpy(got.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
-    CHECK(got == want);
+    CHECK(after(d, in, [&](unsigned char* m) { tlab::gpu::transpose_in_place_rect(m, s, 4, nullptr, 256, nullptr, grid); }) ==
+          want);
   }
   REQUIRE(cudaFree(d) == cudaSuccess);
 }
@@ -193,18 +200,14 @@ TEST_CASE("a plan on the block decomposition is exact with its own table's count
     const tlab::Plan plan(tlab::DType::f32, s.rows, s.cols, tlab::Placement::in_place);
     REQUIRE(plan.kernel().rfind("gpu/inplace-rect/blocks", 0) == 0);
     const std::size_t bytes = static_cast<std::size_t>(s.elements()) * 4;
-    std::vector<unsigned char> in(bytes), want(bytes), got(bytes);
+    std::vector<unsigned char> in(bytes), want(bytes);
     tlab::fill_random(in.data(), s.elements(), tlab::DType::f32);
     tlab::reference_transpose(in.data(), want.data(), s, 4);
     unsigned char* d = nullptr;
     REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
     for (int run = 0; run < 2; ++run) {  // a plan runs many times: the second run finds the same counts
       CAPTURE(run);
-      REQUIRE(cudaMemcpy(d, in.data(), bytes, cudaMemcpyHostToDevice) == cudaSuccess);
-      plan.execute_in_place(d, nullptr);
-      REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
-      REQUIRE(cudaMemcpy(got.data(), d, bytes, cudaMemcpyDeviceToHost) == cudaSuccess);
-      CHECK(got == want);
+      CHECK(after(d, in, [&](unsigned char* m) { plan.execute_in_place(m, nullptr); }) == want);
     }
     REQUIRE(cudaFree(d) == cudaSuccess);
   }
