@@ -167,7 +167,7 @@ void add_percent_of_fastest(ExperimentRun& run, const std::string& subject, cons
     if (s.config.variant->name != subject) continue;
     const Result* best = nullptr;
     for (const Result& r : rs)
-      if (&r != &s && r.config.variant->name != subject && r.config.variant->placement == s.config.variant->placement &&
+      if (r.config.variant->name != subject && r.config.variant->placement == s.config.variant->placement &&
           r.config.dtype == s.config.dtype && r.config.shape == s.config.shape && !left_out(r.config.variant->name) &&
           (!best || r.timed.summary.median < best->timed.summary.median))
         best = &r;

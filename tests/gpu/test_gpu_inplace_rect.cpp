@@ -36,6 +36,15 @@ bool on_grid(std::vector<unsigned char>& host, const tlab::c2r::Params& p, int e
   return ran;
 }
 
+// A float matrix of shape `s` filled at random, and its transpose.
+struct Floats {
+  std::vector<unsigned char> in, want;
+  explicit Floats(tlab::Shape s) : in(static_cast<std::size_t>(s.elements()) * 4), want(in.size()) {
+    tlab::fill_random(in.data(), s.elements(), tlab::DType::f32);
+    tlab::reference_transpose(in.data(), want.data(), s, 4);
+  }
+};
+
 // `in` copied to the device buffer `d`, `run(d)` on it, and what `d` holds after.
 template <typename Run> std::vector<unsigned char> after(unsigned char* d, const std::vector<unsigned char>& in, Run run) {
   REQUIRE(cudaMemcpy(d, in.data(), in.size(), cudaMemcpyHostToDevice) == cudaSuccess);
@@ -177,16 +186,13 @@ TEST_CASE("c2r-grid holds no scratch where every pass runs in place, and scratch
   // Called with no scratch where a pass needs it (a common factor: the rotation and column
   // passes gather into scratch), the transpose takes a buffer of its own, and is exact.
   const tlab::Shape s{1000, 250};
-  const std::size_t bytes = static_cast<std::size_t>(s.elements()) * 4;
-  std::vector<unsigned char> in(bytes), want(bytes);
-  tlab::fill_random(in.data(), s.elements(), tlab::DType::f32);
-  tlab::reference_transpose(in.data(), want.data(), s, 4);
+  const Floats f(s);
   unsigned char* d = nullptr;
-  REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+  REQUIRE(cudaMalloc(&d, f.in.size()) == cudaSuccess);
   for (bool grid : {false, true}) {
     CAPTURE(grid);
-    CHECK(after(d, in, [&](unsigned char* m) { tlab::gpu::transpose_in_place_rect(m, s, 4, nullptr, 256, nullptr, grid); }) ==
-          want);
+    CHECK(after(d, f.in, [&](unsigned char* m) { tlab::gpu::transpose_in_place_rect(m, s, 4, nullptr, 256, nullptr, grid); }) ==
+          f.want);
   }
   REQUIRE(cudaFree(d) == cudaSuccess);
 }
@@ -199,15 +205,12 @@ TEST_CASE("a plan on the block decomposition is exact with its own table's count
     CAPTURE(tlab::to_string(s));
     const tlab::Plan plan(tlab::DType::f32, s.rows, s.cols, tlab::Placement::in_place);
     REQUIRE(plan.kernel().rfind("gpu/inplace-rect/blocks", 0) == 0);
-    const std::size_t bytes = static_cast<std::size_t>(s.elements()) * 4;
-    std::vector<unsigned char> in(bytes), want(bytes);
-    tlab::fill_random(in.data(), s.elements(), tlab::DType::f32);
-    tlab::reference_transpose(in.data(), want.data(), s, 4);
+    const Floats f(s);
     unsigned char* d = nullptr;
-    REQUIRE(cudaMalloc(&d, bytes) == cudaSuccess);
+    REQUIRE(cudaMalloc(&d, f.in.size()) == cudaSuccess);
     for (int run = 0; run < 2; ++run) {  // a plan runs many times: the second run finds the same counts
       CAPTURE(run);
-      CHECK(after(d, in, [&](unsigned char* m) { plan.execute_in_place(m, nullptr); }) == want);
+      CHECK(after(d, f.in, [&](unsigned char* m) { plan.execute_in_place(m, nullptr); }) == f.want);
     }
     REQUIRE(cudaFree(d) == cudaSuccess);
   }

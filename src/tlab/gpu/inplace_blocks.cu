@@ -109,25 +109,20 @@ void permute_segments(void* m, std::int64_t seg_bytes, const blocks::Layout& l, 
 }
 
 // The registered variant's tables, one per (shape, element size, device), made once and
-// kept, so that timed repetitions neither build nor upload them.
-struct Cached {
-  DeviceBuffer buffer;
-  std::int64_t shorts = 0, stretches = 0;
-};
-const Cached& cached_table(Shape s, int elem) {
+// kept, so that timed repetitions neither build nor upload them (their counts are kept with
+// every table's: counts_or_bounds).
+const void* cached_table(Shape s, int elem) {
   static std::mutex mu;
-  static std::map<std::tuple<std::int64_t, std::int64_t, int, int>, Cached> tables;
+  static std::map<std::tuple<std::int64_t, std::int64_t, int, int>, DeviceBuffer> tables;
   int dev = 0;
   TLAB_CUDA(cudaGetDevice(&dev));
   std::lock_guard<std::mutex> lock(mu);
-  Cached& slot = tables[std::make_tuple(s.rows, s.cols, elem, dev)];
-  if (!slot.buffer.get()) {
-    slot.buffer = DeviceBuffer(static_cast<std::size_t>(in_place_blocks_scratch_bytes(s, elem)));
-    const auto counts = fill_in_place_blocks_table(s, elem, slot.buffer.get());
-    slot.shorts = counts.first;
-    slot.stretches = counts.second;
+  DeviceBuffer& slot = tables[std::make_tuple(s.rows, s.cols, elem, dev)];
+  if (!slot.get()) {
+    slot = DeviceBuffer(static_cast<std::size_t>(in_place_blocks_scratch_bytes(s, elem)));
+    fill_in_place_blocks_table(s, elem, slot.get());
   }
-  return slot;
+  return slot.get();
 }
 
 }  // namespace
@@ -242,15 +237,12 @@ template <int L> void add_blocks(Registry& r, const std::string& name) {
     constexpr int S = sizeof(decltype(tag));
     // Before any table is built: a refused shape's could be large.
     if (const std::string why = shape_refusal(op.shape, S); !why.empty()) throw std::invalid_argument(name + ": " + why);
-    if (op.scratch) {
-      // A plan's scratch, filled by prepare_scratch: the kernels read the counts from it; the
-      // host needs them (or bounds) for the grids and to leave out a launch with nothing to do.
-      const auto counts = counts_or_bounds(op.shape, S);
-      transpose_in_place_blocks(op.out, op.shape, S, op.scratch, counts.first, counts.second, L, stream_of(op));
-    } else {
-      const Cached& c = cached_table(op.shape, S);
-      transpose_in_place_blocks(op.out, op.shape, S, c.buffer.get(), c.shorts, c.stretches, L, stream_of(op));
-    }
+    // The table: a plan's scratch, filled by prepare_scratch, or the variant's own, built once.
+    const void* table = op.scratch ? op.scratch : cached_table(op.shape, S);
+    // The kernels read the counts from the table; the host needs them (or bounds) for the
+    // grids and to leave out a launch with nothing to do.
+    const auto counts = counts_or_bounds(op.shape, S);
+    transpose_in_place_blocks(op.out, op.shape, S, table, counts.first, counts.second, L, stream_of(op));
   });
   r.add(std::move(v));
 }
