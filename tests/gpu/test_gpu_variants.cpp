@@ -439,6 +439,17 @@ TEST_CASE("two pairs a block: inner, diagonal and edge items, rows on and off a 
   CHECK(checked >= (4 + 3 + 2 + 1) * 3);
 }
 
+// The `-edges` pairs take edge tiles of rows off a word by the inner tiles' paths with bounds
+// where the edge is at least half a tile (reading on into the next row), and by the element
+// path where it is thinner or at the corner: sides a whole tile past plus 127, 65, 64 and 63
+// elements (for 128-element tiles: edges of 127, 65 and 64 take the bounded path, 63 does not),
+// 33 and 31 (for 64-element tiles, either side of half) and 3, at offset 0 with guard bytes.
+TEST_CASE("in-place pairs with bounded edge tiles: edges either side of half a tile, the corner, nothing outside written") {
+  const int checked =
+      square_in_place_past_tiles("gpu/word-inplace/*-edges*", small_only() ? 3 : 17, {127, 65, 64, 63, 33, 31, 3}, 0x6B);
+  CHECK(checked >= (2 + 2 + 4) * 7);  // w4 in both orders: uint8, uint16; w8: uint8, uint16, int32, float
+}
+
 // The `-ahead` pairs hold a block's next pair in registers while they store the present one,
 // so a block must walk several pairs for that path to run at all: at 66 whole tiles a side
 // and a part (67 tiles, 2278 pairs) every block walks two or more on a GPU of up to 132 SMs

@@ -7,39 +7,67 @@
 #include "tlab/tile_pair_index.hpp"
 #include "tlab/gpu/word_tile.cuh"
 
+#include <string>
+
 namespace tlab::gpu {
 namespace {
 
 using namespace word;
 
-template <int S, int W, int LAYOUT, int STORE, int PF = 0>
-__global__ void __launch_bounds__(kThreads) transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs,
-                                                                    std::int64_t count, std::int64_t ld, std::int64_t per_row) {
+// How a variant takes the edge tiles of rows off a word: by the element path (as every tile
+// before session 40); the pairs of a last tile column cut by the matrix's edge by the inner
+// tiles' paths with bounds (word_tile.cuh, edge_by_rows), in a branch of their own so that
+// the inner pairs run the plain code; or so, with those pairs launched first. At 8191² of
+// bytes the 64 pairs of the last column hold full tiles but one element and came last
+// (performance notes, section 9, "Edge tiles at the inner tiles' speed").
+enum class Edges { elements, bounded, bounded_first };
+
+// Blocks an SM holds of the plain kernel on sm_90 (ptxas -v of nvcc 13: 60 registers for
+// bytes in 4-byte words, 48 for 2 bytes, 72 for 4 bytes in 8-byte words), which the edge
+// variants keep: their edge branch raised the register count to the next step down in blocks
+// (uint16 52 registers, 4 blocks instead of 5).
+template <int S, int W, Edges D>
+constexpr int kMinBlocks = D == Edges::elements ? 1 : (S == 2 && W == 4) ? 5 : (W == 8 && S != 1) ? 3 : 4;
+
+template <int S, int W, int LAYOUT, int STORE, int PF = 0, Edges D = Edges::elements>
+__global__ void __launch_bounds__(kThreads, kMinBlocks<S, W, D>)
+    transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs, std::int64_t count,
+                             std::int64_t ld, std::int64_t per_row) {
   extern __shared__ unsigned char smem_raw[];
   constexpr int side = Geometry<S, W>::side;
   Word<W>* a = reinterpret_cast<Word<W>*>(smem_raw);
   Word<W>* b = a + side * kWords;
+  const std::int64_t tiles = (n + side - 1) / side;
   for (std::int64_t y = blockIdx.y; y < count; y += gridDim.y)
   for (std::int64_t k = blockIdx.x; k < pairs; k += gridDim.x) {
     unsigned char* m = base + ((y / per_row) * n * ld + (y % per_row) * n) * S;  // block y of a grid per_row wide
     std::int64_t ti = 0, tj = 0;
-    pair_of(k, ti, tj);
+    // The last tile column's pairs are the last `tiles` of the count; first, they come first.
+    pair_of(D == Edges::bounded_first ? (k < tiles ? pairs - tiles + k : k - tiles) : k, ti, tj);
     const std::int64_t ar = ti * side, ac = tj * side;  // tile a at (ar, ac), its mirror b at (ac, ar)
-    load_tile<S, W, LAYOUT, PF>(a, m, n, n, ar, ac, ld);
-    if (ti != tj) load_tile<S, W, LAYOUT, PF>(b, m, n, n, ac, ar, ld);
-    __syncthreads();
-    store_tile_transposed<S, W, STORE>(a, m, n, n, ar, ac, ld);  // a^T into b's place
-    if (ti != tj) store_tile_transposed<S, W, STORE>(b, m, n, n, ac, ar, ld);
+    if (D != Edges::elements && tj == tiles - 1 && n % side) {  // the same for the whole block
+      load_tile<S, W, LAYOUT, PF, true>(a, m, n, n, ar, ac, ld);
+      if (ti != tj) load_tile<S, W, LAYOUT, PF, true>(b, m, n, n, ac, ar, ld);
+      __syncthreads();
+      store_tile_transposed<S, W, STORE, true>(a, m, n, n, ar, ac, ld);
+      if (ti != tj) store_tile_transposed<S, W, STORE, true>(b, m, n, n, ac, ar, ld);
+    } else {
+      load_tile<S, W, LAYOUT, PF>(a, m, n, n, ar, ac, ld);
+      if (ti != tj) load_tile<S, W, LAYOUT, PF>(b, m, n, n, ac, ar, ld);
+      __syncthreads();
+      store_tile_transposed<S, W, STORE>(a, m, n, n, ar, ac, ld);  // a^T into b's place
+      if (ti != tj) store_tile_transposed<S, W, STORE>(b, m, n, n, ac, ar, ld);
+    }
     __syncthreads();
   }
 }
 
 template <int S, int W> constexpr std::size_t pair_smem() { return 2 * Geometry<S, W>::smem_bytes; }
 
-template <int S, int W, int LAYOUT, int STORE = LAYOUT, int PF = 0>
+template <int S, int W, int LAYOUT, int STORE = LAYOUT, int PF = 0, Edges D = Edges::elements>
 void launch(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   static unsigned long long smem_allowed = 0;
-  auto k = transpose_words_in_place<S, W, LAYOUT, STORE, PF>;
+  auto k = transpose_words_in_place<S, W, LAYOUT, STORE, PF, D>;
   allow_smem(k, pair_smem<S, W>(), smem_allowed);
   const std::int64_t pairs = tile_pairs(n, Geometry<S, W>::side);
   const unsigned blocks = static_cast<unsigned>(std::min<std::int64_t>(pairs, 0x7fffffff));
@@ -78,30 +106,42 @@ constexpr LoadsName kLoadsNames[] = {
      "tile pairs in whole W-byte words; rows off a word read as aligned words shifted into place, the loads asking the "
      "L2 for the aligned 256 bytes around them"}};
 
-template <int S, int W, Loads L = Loads::elements>
+template <int S, int W, Loads L = Loads::elements, Edges D = Edges::elements>
 void run_in_place(void* m, std::int64_t n, std::int64_t count, std::int64_t ld, std::int64_t per_row, cudaStream_t stream) {
   const Layout l = row_layout(m, m, n, n, S, W);  // ld is a multiple of n: its rows sit on words when n's do
   constexpr int PF = prefetch_bytes(L);
   if constexpr (S < W && reads_shifted(L)) {
-    if (l == kShiftedRows) return launch<S, W, kShiftedRows, kByElement, PF>(m, n, count, ld, per_row, stream);
+    if (l == kShiftedRows) return launch<S, W, kShiftedRows, kByElement, PF, D>(m, n, count, ld, per_row, stream);
   }
   with_layout<S, W>(l == kShiftedRows ? kByElement : l, [&](auto layout) {
     constexpr int lay = decltype(layout)::value;
-    launch<S, W, lay, lay, PF>(m, n, count, ld, per_row, stream);
+    launch<S, W, lay, lay, PF, D>(m, n, count, ld, per_row, stream);
   });
 }
 
-template <int W, Loads L> void add_word_in_place(Registry& r) {
+// An edge mode's name suffix and its "edges" parameter (none for the element path).
+constexpr const char* kEdgesSuffix[] = {"", "-edges", "-edges-first"};
+constexpr const char* kEdgesParam[] = {"elements", "bounded", "bounded-first"};
+
+template <int W, Loads L, Edges D = Edges::elements> void add_word_in_place(Registry& r) {
   const LoadsName& name = kLoadsNames[static_cast<int>(L)];
-  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + name.suffix, "gpu-word-inplace", Placement::in_place,
-                          {{"word", std::to_string(W)}, {"loads", name.param}}, name.what);
+  const int d = static_cast<int>(D);
+  std::vector<Param> params{{"word", std::to_string(W)}, {"loads", name.param}};
+  if (D != Edges::elements) params.push_back({"edges", kEdgesParam[d]});
+  Variant v = gpu_variant("gpu/word-inplace/w" + std::to_string(W) + name.suffix + kEdgesSuffix[d], "gpu-word-inplace",
+                          Placement::in_place, params,
+                          std::string(name.what) +
+                              (D == Edges::elements ? ""
+                               : D == Edges::bounded ? "; edge tiles by the inner tiles' paths with bounds"
+                                                     : "; edge tiles by the inner paths with bounds, the last column's pairs first"));
   v.kernels = instantiate_all([](auto tag, const Operands& op) {
     constexpr int S = sizeof(decltype(tag));
-    if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W, L>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op));
+    if constexpr (fits_smem<S, W, 2>()) run_in_place<S, W, L, D>(op.out, op.shape.rows, 1, op.shape.rows, 1, stream_of(op));
   });
   keep_fitting_types<W, 2>(v);
-  // Whole-element words have no rows off a word: a shifted variant would repeat its unshifted one.
-  for (auto it = v.kernels.begin(); reads_shifted(L) && it != v.kernels.end();)
+  // Whole-element words have no rows off a word: a shifted variant (or one for edges off a
+  // word) would repeat its unshifted one.
+  for (auto it = v.kernels.begin(); (reads_shifted(L) || D != Edges::elements) && it != v.kernels.end();)
     it = dtype_size(it->first) >= W ? v.kernels.erase(it) : std::next(it);
   r.add(std::move(v));
 }
@@ -133,6 +173,9 @@ void register_gpu_word_in_place(Registry& r) {
   add_every_word<Loads::shifted>(r);
   add_every_word<Loads::fetch256>(r);
   add_every_word<Loads::shifted_fetch256>(r);
+  add_word_in_place<4, Loads::shifted_fetch256, Edges::bounded>(r);
+  add_word_in_place<8, Loads::shifted_fetch256, Edges::bounded>(r);
+  add_word_in_place<4, Loads::shifted_fetch256, Edges::bounded_first>(r);
 }
 
 }  // namespace tlab::gpu

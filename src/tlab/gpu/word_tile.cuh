@@ -243,6 +243,18 @@ __device__ __forceinline__ void store_shifted(unsigned char* at, const Word<W>& 
   }
 }
 
+// Whether an edge tile of a matrix whose rows are off a word can take the inner tiles'
+// shifted loads with a row bound (load_tile's EDGES): its columns all inside and some rows
+// past the last; or all its rows inside, a row of the matrix after its last (its pieces read
+// on into that row's bytes, never stored, and no load leaves the matrix), and at least half
+// its columns, so that the bytes read past the edge are at most as many as those used. The
+// corner tile and thin edges keep the element path.
+__device__ __forceinline__ bool edge_by_rows(int side, std::int64_t rows, std::int64_t cols, std::int64_t r0,
+                                             std::int64_t c0) {
+  if (c0 + side <= cols) return true;
+  return r0 + side < rows && 2 * (cols - c0) >= side;
+}
+
 // Fills the shared tile with the side x side block of `src` (rows x cols elements, row major,
 // `ld` elements from one row to the next where not 0) whose top-left element is (r0, c0):
 // in whole words where rows are on words, aligned words shifted into place for kShiftedRows,
@@ -251,15 +263,19 @@ __device__ __forceinline__ void store_shifted(unsigned char* at, const Word<W>& 
 // wholly inside the matrix (all but the edges) takes a path with no bounds checks and one
 // address computed per thread, the rest by constant offsets: per-access 64-bit index
 // arithmetic costs more issue slots than the loads themselves for 1-byte elements. PF: the
-// L2 prefetch size of the inner tiles' loads (load_word.cuh; 0 for none).
-template <int S, int W, int LAYOUT, int PF = 0>
+// L2 prefetch size of the inner tiles' loads (load_word.cuh; 0 for none). EDGES: edge tiles
+// whose rows are off a word take the shifted path too where edge_by_rows allows, with rows
+// past the matrix skipped.
+template <int S, int W, int LAYOUT, int PF = 0, bool EDGES = false>
 __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __restrict__ src, std::int64_t rows,
                                           std::int64_t cols, std::int64_t r0, std::int64_t c0, std::int64_t ld = 0) {
   const std::int64_t pitch = ld ? ld : cols;  // elements from one row to the next
   using G = Geometry<S, W>;
   constexpr int E = G::E;
   const int w = threadIdx.x % kWords, r_first = threadIdx.x / kWords;
-  if (r0 + G::side <= rows && c0 + G::side <= cols) {
+  bool fast = r0 + G::side <= rows && c0 + G::side <= cols;
+  if constexpr (EDGES && LAYOUT == kShiftedRows && E > 1) fast = fast || edge_by_rows(G::side, rows, cols, r0, c0);
+  if (fast) {
     const std::int64_t step = kRowsPerPass * pitch * S;
     if constexpr (LAYOUT == kByElement && E > 1) {
       // Rows off a word, whole elements: a warp reads E runs of 32 consecutive elements of
@@ -291,10 +307,11 @@ __device__ __forceinline__ void load_tile(Word<W>* sm, const unsigned char* __re
         Word<W> lo[C], hi[C];
 #pragma unroll
         for (int k = 0; k < C; ++k) {
+          hi[k] = lo[k] = Word<W>{};
+          if (EDGES && r0 + r_first + (k0 + k) * kRowsPerPass >= rows) continue;  // a row past the matrix
           const unsigned char* at = p + (k0 + k) * step;
           const auto* base = reinterpret_cast<const Word<W>*>(at - reinterpret_cast<std::uintptr_t>(at) % W);
           lo[k] = load_word<PF>(base + w);
-          hi[k] = Word<W>{};
           if (w == kWords - 1) {  // the word after the piece: past the matrix only at its very end
             const unsigned char* extra = reinterpret_cast<const unsigned char*>(base + kWords);
             if (extra + W <= end) {
@@ -358,7 +375,7 @@ __device__ __forceinline__ void read_transposed(const Word<W>* sm, int v, int w,
 // into `dst`, the cols x rows output (`ld` elements from one output row to the next where
 // not 0), at (c0, r0). Thread (v, w) takes the E x E block of
 // tile rows vE.. and word column w, and writes E words into output rows wE.. at word v.
-template <int S, int W, int LAYOUT>
+template <int S, int W, int LAYOUT, bool EDGES = false>
 __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigned char* __restrict__ dst,
                                                       std::int64_t rows, std::int64_t cols, std::int64_t r0,
                                                       std::int64_t c0, std::int64_t ld = 0) {
@@ -367,7 +384,10 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
   constexpr int E = G::E;
   const int v = threadIdx.x % kWords, w_first = threadIdx.x / kWords;
   const std::int64_t ocol = r0 + static_cast<std::int64_t>(v) * E;
-  if (r0 + G::side <= rows && c0 + G::side <= cols) {
+  // EDGES: every tile of rows off a word stores by element runs, the edges' with bounds.
+  constexpr bool bounded = EDGES && LAYOUT == kByElement && E > 1;
+  const bool inner = r0 + G::side <= rows && c0 + G::side <= cols, guard = bounded && !inner;
+  if (bounded || inner) {
     const std::int64_t row_bytes = pitch * S;
     if constexpr (LAYOUT == kByElement && E > 1) {
       // Rows off a word, whole elements: lane v holds word v of an output row piece; store
@@ -382,11 +402,13 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
         read_transposed<S, W>(sm, v, w, out);
 #pragma unroll
         for (int j = 0; j < E; ++j) {
+          if (guard && c0 + static_cast<std::int64_t>(w) * E + j >= cols) break;  // output rows past the matrix
           unsigned char* row = q + (static_cast<std::int64_t>(it) * kRowsPerPass * E + j) * row_bytes;
 #pragma unroll
-          for (int e = 0; e < E; ++e)
-            *reinterpret_cast<Word<S>*>(row + e * kWords * S) =
-                element_from_lane<S, W>(out[j], e * (kWords / E) + from, part, shift);
+          for (int e = 0; e < E; ++e) {
+            const Word<S> x = element_from_lane<S, W>(out[j], e * (kWords / E) + from, part, shift);
+            if (!guard || r0 + v + e * kWords < rows) *reinterpret_cast<Word<S>*>(row + e * kWords * S) = x;
+          }
         }
       }
       return;
@@ -415,21 +437,23 @@ __device__ __forceinline__ void store_tile_transposed(const Word<W>* sm, unsigne
     }
     return;
   }
+  if constexpr (!bounded) {  // else every path above returned
 #pragma unroll 4
-  for (int w = w_first; w < kWords; w += kRowsPerPass) {
-    Word<W> out[E];
-    read_transposed<S, W>(sm, v, w, out);
+    for (int w = w_first; w < kWords; w += kRowsPerPass) {
+      Word<W> out[E];
+      read_transposed<S, W>(sm, v, w, out);
 #pragma unroll
-    for (int j = 0; j < E; ++j) {
-      const std::int64_t orow = c0 + static_cast<std::int64_t>(w) * E + j;
-      if (orow >= cols) break;
-      const std::int64_t at = orow * pitch + ocol;
-      if constexpr (LAYOUT == kAlignedRows || E == 1) {
-        if (ocol < rows) *reinterpret_cast<Word<W>*>(dst + at * S) = out[j];
-      } else {
+      for (int j = 0; j < E; ++j) {
+        const std::int64_t orow = c0 + static_cast<std::int64_t>(w) * E + j;
+        if (orow >= cols) break;
+        const std::int64_t at = orow * pitch + ocol;
+        if constexpr (LAYOUT == kAlignedRows || E == 1) {
+          if (ocol < rows) *reinterpret_cast<Word<W>*>(dst + at * S) = out[j];
+        } else {
 #pragma unroll
-        for (int e = 0; e < E; ++e)
-          if (ocol + e < rows) *reinterpret_cast<Word<S>*>(dst + (at + e) * S) = element_of<S, W>(out[j], e);
+          for (int e = 0; e < E; ++e)
+            if (ocol + e < rows) *reinterpret_cast<Word<S>*>(dst + (at + e) * S) = element_of<S, W>(out[j], e);
+        }
       }
     }
   }
