@@ -29,6 +29,20 @@ enum class Edges { elements, bounded, bounded_first };
 template <int S, int W, Edges D>
 constexpr int kMinBlocks = D == Edges::elements ? 1 : (S == 2 && W == 4) ? 5 : (W == 8 && S != 1) ? 3 : 4;
 
+// Tile pair (ti, tj): both tiles loaded, then each stored transposed into the other's place.
+// EDGES: word_tile.cuh's bounded paths for the tiles the matrix's edge cuts.
+template <int S, int W, int LAYOUT, int STORE, int PF, bool EDGES>
+__device__ __forceinline__ void swap_pair(Word<W>* a, Word<W>* b, unsigned char* m, std::int64_t n, std::int64_t ld,
+                                          std::int64_t ti, std::int64_t tj) {
+  constexpr int side = Geometry<S, W>::side;
+  const std::int64_t ar = ti * side, ac = tj * side;  // tile a at (ar, ac), its mirror b at (ac, ar)
+  load_tile<S, W, LAYOUT, PF, EDGES>(a, m, n, n, ar, ac, ld);
+  if (ti != tj) load_tile<S, W, LAYOUT, PF, EDGES>(b, m, n, n, ac, ar, ld);
+  __syncthreads();
+  store_tile_transposed<S, W, STORE, EDGES>(a, m, n, n, ar, ac, ld);  // a^T into b's place
+  if (ti != tj) store_tile_transposed<S, W, STORE, EDGES>(b, m, n, n, ac, ar, ld);
+}
+
 template <int S, int W, int LAYOUT, int STORE, int PF = 0, Edges D = Edges::elements>
 __global__ void __launch_bounds__(kThreads, kMinBlocks<S, W, D>)
     transpose_words_in_place(unsigned char* base, std::int64_t n, std::int64_t pairs, std::int64_t count,
@@ -44,20 +58,10 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks<S, W, D>)
     std::int64_t ti = 0, tj = 0;
     // The last tile column's pairs are the last `tiles` of the count; first, they come first.
     pair_of(D == Edges::bounded_first ? (k < tiles ? pairs - tiles + k : k - tiles) : k, ti, tj);
-    const std::int64_t ar = ti * side, ac = tj * side;  // tile a at (ar, ac), its mirror b at (ac, ar)
-    if (D != Edges::elements && tj == tiles - 1 && n % side) {  // the same for the whole block
-      load_tile<S, W, LAYOUT, PF, true>(a, m, n, n, ar, ac, ld);
-      if (ti != tj) load_tile<S, W, LAYOUT, PF, true>(b, m, n, n, ac, ar, ld);
-      __syncthreads();
-      store_tile_transposed<S, W, STORE, true>(a, m, n, n, ar, ac, ld);
-      if (ti != tj) store_tile_transposed<S, W, STORE, true>(b, m, n, n, ac, ar, ld);
-    } else {
-      load_tile<S, W, LAYOUT, PF>(a, m, n, n, ar, ac, ld);
-      if (ti != tj) load_tile<S, W, LAYOUT, PF>(b, m, n, n, ac, ar, ld);
-      __syncthreads();
-      store_tile_transposed<S, W, STORE>(a, m, n, n, ar, ac, ld);  // a^T into b's place
-      if (ti != tj) store_tile_transposed<S, W, STORE>(b, m, n, n, ac, ar, ld);
-    }
+    if (D != Edges::elements && tj == tiles - 1 && n % side)  // the same for the whole block
+      swap_pair<S, W, LAYOUT, STORE, PF, true>(a, b, m, n, ld, ti, tj);
+    else
+      swap_pair<S, W, LAYOUT, STORE, PF, false>(a, b, m, n, ld, ti, tj);
     __syncthreads();
   }
 }
