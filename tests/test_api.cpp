@@ -137,10 +137,14 @@ TEST_CASE("shape classes") {
   // 1- and 2-byte rows off a 4-byte word apart from rows on words but off 16 bytes: `waves`
   // wins the first, the shifted word tiles the second (8200² uint8: 77.4% against 68.5%).
   CHECK(tuning::shape_class({4099, 4099}, Placement::in_place, 2) == "off-word");
-  CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 1) == "off-word");
-  // From 2^26 elements (8192²) rows off a word are a class of their own: there the tile pairs
-  // overtook `waves` on the H100 (10001² uint8: 75.6% of memcpy against 67.3%).
-  CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 2) == "off-word");
+  CHECK(tuning::shape_class({5003, 5003}, Placement::in_place, 1) == "off-word");
+  CHECK(tuning::shape_class({5791, 5791}, Placement::in_place, 1) == "off-word");
+  // From 2^25 elements (5793²) rows off a word are a class of their own: there the tile pairs
+  // overtook `waves` on the H100 (10001² uint8: 75.6% of memcpy against 67.3%; 8191² with the
+  // edge tiles on the inner path, 75.4 against 70.4).
+  CHECK(tuning::shape_class({5793, 5793}, Placement::in_place, 1) == "off-word-large");
+  CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 1) == "off-word-large");
+  CHECK(tuning::shape_class({8191, 8191}, Placement::in_place, 2) == "off-word-large");
   CHECK(tuning::shape_class({10001, 10001}, Placement::in_place, 1) == "off-word-large");
   CHECK(tuning::shape_class({8193, 8193}, Placement::in_place, 2) == "off-word-large");
   CHECK(tuning::shape_class({10001, 10001}, Placement::in_place, 4) == "unaligned");
@@ -250,6 +254,27 @@ TEST_CASE("a class cut from another is answered by the older class's row where a
   const std::vector<tuning::Row> targets{row("/src/t.tsv", 2, "sm_90", "half-unit", "k-arch"),
                                          row("/src/t.tsv", 3, "GPU X", "odd", "k-gpu")};
   CHECK(pick(targets, "half-unit", all) == "k-gpu");
+}
+
+TEST_CASE("a shape whose class's kernel cannot run it is answered by the fallback class's row, not the built-in default") {
+  CHECK(tuning::fallback_classes("off-word") == std::vector<std::string>{"off-word-large"});
+  CHECK(tuning::fallback_classes("off-word-large").empty());
+  CHECK(tuning::fallback_classes("square").empty());
+  const auto row = [](int line, const char* shape, const char* variant) {
+    return tuning::Row{"GPU X", 1, "in-place", shape, variant, "", "/src/t.tsv:" + std::to_string(line)};
+  };
+  const std::vector<tuning::Row> rows{row(2, "off-word", "k-grid"), row(3, "off-word-large", "k-pairs")};
+  const auto pick = [&](const std::string& cls, bool grid_fits) -> std::string {
+    std::string skipped;
+    const tuning::Row* r = tuning::pick_row(rows, cls, 1, Placement::in_place, {"GPU X"},
+                                            [&](const tuning::Row& x) { return grid_fits || x.variant != "k-grid"; }, skipped);
+    return r ? r->variant + skipped : "none";
+  };
+  CHECK(pick("off-word", true) == "k-grid");
+  // The skipped row is named in the reason.
+  CHECK(pick("off-word", false) == "k-pairs; /src/t.tsv:2 names k-grid, which cannot run it");
+  CHECK(pick("off-word-large", true) == "k-pairs");
+  CHECK(pick("square", true) == "none");
 }
 
 TEST_CASE("every committed tuning table has a row for each class that tlab-tune measures, or for the class it was cut from") {

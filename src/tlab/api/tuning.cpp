@@ -38,11 +38,11 @@ std::string shape_class(Shape s, Placement p, std::size_t elem) {
     // so each has a row of its own ("Rows off the lines apart from rows half a unit off").
     const bool off_word = (s.rows * e) % 4 || (s.cols * e) % 4;
     const bool off_units = (s.rows * e) % 256 || (s.cols * e) % 256;
-    // Bytes off a word at 2^26 elements and more: on the H100 `waves` led the tile pairs by 2 to
-    // 9 points at 4099² to 8191² and trailed `w4-shifted-fetch256` by 8 to 11 at 10001² to
-    // 14001², sides no class was tuned at (performance notes, section 9, "The plan at sides it
-    // was not tuned at"). Where between 8191² and 10001² they cross is not measured.
-    if (off_word) return s.elements() < (std::int64_t{1} << 26) ? "off-word" : "off-word-large";
+    // Bytes off a word at 2^25 elements (5793²) and more: on the H100 `waves` led the tile pairs
+    // by 8 to 9 points at 4099² and 5003² and trailed them by 8 to 11 at 10001² to 14001²; with
+    // the edge tiles on the inner path the pairs led from 8189² up (performance notes, section 9,
+    // "The plan at sides it was not tuned at" and "Edge tiles at the inner tiles' speed").
+    if (off_word) return s.elements() < (std::int64_t{1} << 25) ? "off-word" : "off-word-large";
     if (unaligned) return "unaligned";
     if (off_lines) return "odd";
     if (off_units) return "half-unit";
@@ -61,6 +61,15 @@ std::vector<std::string> row_classes(const std::string& shape_class) {
   if (shape_class == "half-unit") return {shape_class, "odd"};
   if (shape_class == "off-word-large") return {shape_class, "off-word"};
   return {shape_class};
+}
+
+std::vector<std::string> fallback_classes(const std::string& shape_class) {
+  // The H100's 1-byte "off-word" row names `on-grid`, which holds the whole matrix in the
+  // grid's shared memory: 5003² and 4099² bytes, where it was tuned, fit; squares of the class
+  // up to 5792² do not. There the tile pairs of "off-word-large" led at 5793² (performance
+  // notes, section 9, "The off-word bound at 2^25 elements").
+  if (shape_class == "off-word") return {"off-word-large"};
+  return {};
 }
 
 const char* header() { return "target\telem_bytes\tplacement\tshape\tvariant\tnote"; }
@@ -192,9 +201,11 @@ const Row* pick_row(const std::vector<Row>& rows, const std::string& cls, int el
   std::vector<std::string> files;  // rows of one table are consecutive
   for (const Row& r : rows)
     if (files.empty() || files.back() != table_of(r)) files.push_back(table_of(r));
+  std::vector<std::string> classes = row_classes(cls);
+  for (const std::string& c : fallback_classes(cls)) classes.push_back(c);
   for (const std::string& target : targets)
     for (const std::string& file : files)
-      for (const std::string& row_class : row_classes(cls))
+      for (const std::string& row_class : classes)
         for (const Row& r : rows) {
           if (table_of(r) != file || r.target != target || r.elem_bytes != elem || r.placement != placement_name(p) ||
               r.shape != row_class)

@@ -27,7 +27,7 @@ namespace tlab::tuning {
 // "rect-cube" for M x M² and M² x M of 4 bytes and more (one pass of cycles of three tiles:
 // tlab/inplace_cube_index.hpp)
 // and "rect" for the rest; for squares "off-word" (1- or 2-byte rows not a whole number of
-// 4-byte words: 8191 x 8191 bytes; "off-word-large" from 2^26 elements, 10001 x 10001 bytes),
+// 4-byte words: 5003 x 5003 bytes; "off-word-large" from 2^25 elements, 8191 x 8191 bytes),
 // "unaligned", "odd" (rows of whole words but not whole 128-byte lines), "half-unit" (rows of
 // whole lines but not whole 256-byte units: 8200 x 8200 complex128), "medium" (< 2^24
 // elements, rows of whole units) or "square".
@@ -38,6 +38,9 @@ std::string shape_class(Shape s, Placement p, std::size_t elem);
 // from, so that a table written before a class existed still answers its shapes as it did
 // ("half-unit", then "odd"; "off-word-large", then "off-word").
 std::vector<std::string> row_classes(const std::string& shape_class);
+// The classes whose rows answer a shape after those, where their kernels cannot run it: a
+// class beside it whose kernels run every shape ("off-word", then "off-word-large").
+std::vector<std::string> fallback_classes(const std::string& shape_class);
 
 struct Row {
   std::string target;  // GPU name as CUDA reports it, or "sm_90"-style architecture
@@ -66,7 +69,8 @@ Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& g
 // The row of `rows` (tables in search order, each table's rows together) that answers class
 // `cls` for `elem`-byte elements with placement `p` on the first of `targets` that has one,
 // and whose kernel `runs`: in each table the class's own row before the class it was cut from
-// (row_classes), so a table searched first wins even with a row written before the cut. Rows
+// (row_classes), then its fallback classes, so a table searched first wins even with a row
+// written before the cut. Rows
 // passed over are noted in `skipped`; nullptr where none answers.
 const Row* pick_row(const std::vector<Row>& rows, const std::string& cls, int elem, Placement p,
                     const std::vector<std::string>& targets, const std::function<bool(const Row&)>& runs,

@@ -66,7 +66,7 @@ const std::vector<Case>& cases() {
                                    {Placement::out_of_place, "unaligned", {{8191, 8191}, {4099, 4099}}},
                                    {Placement::out_of_place, "odd", {}},
                                    {Placement::out_of_place, "medium", {{2048, 2048}, {4096, 2048}}},
-                                   {Placement::in_place, "off-word", {{8191, 8191}, {4099, 4099}}},
+                                   {Placement::in_place, "off-word", {{5003, 5003}, {4099, 4099}}},
                                    {Placement::in_place, "off-word-large", {{11001, 11001}, {13001, 13001}}},
                                    {Placement::in_place, "unaligned", {}},
                                    {Placement::in_place, "odd", {}},
