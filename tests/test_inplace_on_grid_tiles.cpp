@@ -287,6 +287,16 @@ TEST_CASE("in place on the grid: the matrices of experiment 13 that fit a Hopper
   CHECK_FALSE(choose_tiles<1>(2, 600000001, 132, 231424, t));
 }
 
+TEST_CASE("in place on the grid: the 1-byte \"off-word\" class holds squares a Hopper grid cannot take") {
+  // The H100's 1-byte "off-word" row names on-grid, tuned at 5003² and 4099²; the class goes on
+  // to 5792², past what 132 x 226 KiB and a spill of 256 rows hold, so the plan answers those
+  // squares from the "off-word-large" row (tuning::fallback_classes).
+  Tiles t;
+  CHECK(plan_tiles<1>(4099, 4099, 132, 231424, t));
+  CHECK(plan_tiles<1>(5003, 5003, 132, 231424, t));
+  CHECK_FALSE(plan_tiles<1>(5791, 5791, 132, 231424, t));
+}
+
 TEST_CASE("in place on the grid: two tiles a block where the grid's shared memory is a little short") {
   // 2-byte 16381 x 1021, 16384 x 1024 and the other 32 MiB shapes of experiment 13 exceed 132
   // x 226 KiB by 3 MB, within 256 rows of their longer side; 4-byte 16381 x 1021 exceeds it by
