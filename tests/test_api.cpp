@@ -275,6 +275,15 @@ TEST_CASE("a shape whose class's kernel cannot run it is answered by the fallbac
   CHECK(pick("off-word", false) == "k-pairs; /src/t.tsv:2 names k-grid, which cannot run it");
   CHECK(pick("off-word-large", true) == "k-pairs");
   CHECK(pick("square", true) == "none");
+  // A fallback row of a table searched first does not win over a later table's own row.
+  const std::vector<tuning::Row> two_tables{
+      {"GPU X", 1, "in-place", "off-word-large", "k-user", "", "/user/t.tsv:2"},
+      {"GPU X", 1, "in-place", "off-word", "k-src", "", "/src/t.tsv:2"}};
+  std::string skipped;
+  const auto all = [](const tuning::Row&) { return true; };
+  const tuning::Row* r = tuning::pick_row(two_tables, "off-word", 1, Placement::in_place, {"GPU X"}, all, skipped);
+  REQUIRE(r != nullptr);
+  CHECK(r->variant == "k-src");
 }
 
 TEST_CASE("every committed tuning table has a row for each class that tlab-tune measures, or for the class it was cut from") {

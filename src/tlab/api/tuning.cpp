@@ -65,9 +65,10 @@ std::vector<std::string> row_classes(const std::string& shape_class) {
 
 std::vector<std::string> fallback_classes(const std::string& shape_class) {
   // The H100's 1-byte "off-word" row names `on-grid`, which holds the whole matrix in the
-  // grid's shared memory: 5003² and 4099² bytes, where it was tuned, fit; squares of the class
-  // up to 5792² do not. There the tile pairs of "off-word-large" led at 5793² (performance
-  // notes, section 9, "The off-word bound at 2^25 elements").
+  // grid's shared memory: 5003² and 4099² bytes, where it was tuned, fit; the class's largest
+  // squares, up to 5792², do not (5632² is the largest on the H100). The tile pairs of
+  // "off-word-large" led at 5793² (performance notes, section 9, "The off-word bound at 2^25
+  // elements").
   if (shape_class == "off-word") return {"off-word-large"};
   return {};
 }
@@ -201,18 +202,18 @@ const Row* pick_row(const std::vector<Row>& rows, const std::string& cls, int el
   std::vector<std::string> files;  // rows of one table are consecutive
   for (const Row& r : rows)
     if (files.empty() || files.back() != table_of(r)) files.push_back(table_of(r));
-  std::vector<std::string> classes = row_classes(cls);
-  for (const std::string& c : fallback_classes(cls)) classes.push_back(c);
-  for (const std::string& target : targets)
-    for (const std::string& file : files)
-      for (const std::string& row_class : classes)
-        for (const Row& r : rows) {
-          if (table_of(r) != file || r.target != target || r.elem_bytes != elem || r.placement != placement_name(p) ||
-              r.shape != row_class)
-            continue;
-          if (runs(r)) return &r;
-          skipped += "; " + r.origin + " names " + r.variant + ", which cannot run it";
-        }
+  // The class's rows in every table and target first, then the fallback classes' rows.
+  for (const std::vector<std::string>& classes : {row_classes(cls), fallback_classes(cls)})
+    for (const std::string& target : targets)
+      for (const std::string& file : files)
+        for (const std::string& row_class : classes)
+          for (const Row& r : rows) {
+            if (table_of(r) != file || r.target != target || r.elem_bytes != elem || r.placement != placement_name(p) ||
+                r.shape != row_class)
+              continue;
+            if (runs(r)) return &r;
+            skipped += "; " + r.origin + " names " + r.variant + ", which cannot run it";
+          }
   return nullptr;
 }
 

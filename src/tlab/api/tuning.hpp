@@ -69,8 +69,8 @@ Choice choose(DType t, Shape s, Placement p, Memory memory, const std::string& g
 // The row of `rows` (tables in search order, each table's rows together) that answers class
 // `cls` for `elem`-byte elements with placement `p` on the first of `targets` that has one,
 // and whose kernel `runs`: in each table the class's own row before the class it was cut from
-// (row_classes), then its fallback classes, so a table searched first wins even with a row
-// written before the cut. Rows
+// (row_classes), so a table searched first wins even with a row written before the cut; only
+// where no table has a row of those that runs, the fallback classes' rows. Rows
 // passed over are noted in `skipped`; nullptr where none answers.
 const Row* pick_row(const std::vector<Row>& rows, const std::string& cls, int elem, Placement p,
                     const std::vector<std::string>& targets, const std::function<bool(const Row&)>& runs,
