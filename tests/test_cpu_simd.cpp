@@ -106,7 +106,7 @@ TEST_CASE("the registry holds the copies and the SIMD transposes at @1t and @all
   CHECK(r.get("cpu/simd-inplace/auto@1t").placement == Placement::in_place);
   const auto& have = cpu::available_isas();
   CHECK(have.front() == cpu::Isa::scalar);
-  for (cpu::Isa isa : {cpu::Isa::avx2, cpu::Isa::avx512}) {
+  for (cpu::Isa isa : {cpu::Isa::avx2, cpu::Isa::avx512, cpu::Isa::neon}) {
     const bool on_cpu = std::find(have.begin(), have.end(), isa) != have.end();
     for (const char* t : {"@1t", "@all"}) {
       CHECK((r.find(std::string("cpu/simd/") + cpu::isa_name(isa) + t) != nullptr) == on_cpu);
@@ -144,6 +144,9 @@ TEST_CASE("TLAB_CPU_ISA refuses an unknown name, and a path the CPU lacks, namin
   CHECK_THROWS_WITH_AS(cpu::resolve_isa("avx512", {Isa::scalar, Isa::avx2}),
                        doctest::Contains("available here: scalar, avx2"), std::invalid_argument);
   CHECK_THROWS_WITH_AS(cpu::resolve_isa("avx2", scalar_only), doctest::Contains("no avx2 path"), std::invalid_argument);
+  CHECK(cpu::resolve_isa("neon", {Isa::scalar, Isa::neon}) == Isa::neon);
+  CHECK_THROWS_WITH_AS(cpu::resolve_isa("neon", {Isa::scalar, Isa::avx2}), doctest::Contains("no neon path"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(cpu::resolve_isa("sse9", scalar_only), doctest::Contains("not an instruction set"),
                        std::invalid_argument);
   // Through a variant: the experiment runner turns std::invalid_argument into exit code 2.

@@ -164,6 +164,28 @@ TEST_CASE("machine facts come from sysfs and procfs first, as those files say") 
   check("cpu_governor", "", "");
 }
 
+TEST_CASE("an AArch64 CPU is named from its implementer and part, since its cpuinfo has no model name") {
+  TempDir proc;
+  ScopedEnv p("TLAB_PROC_ROOT", proc.path());
+  auto model = [&](const std::string& cpuinfo) {
+    write_file(proc / "cpuinfo", cpuinfo);
+    const auto facts = machine_facts();
+    const Fact* f = find_fact(facts, "cpu_model");
+    REQUIRE(f != nullptr);
+    return *f;
+  };
+  const std::string core = "processor\t: 0\nBogoMIPS\t: 2000.00\nFeatures\t: fp asimd\nCPU implementer\t: 0x41\n"
+                           "CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: ";
+  const Fact grace = model(core + "0xd4f\nCPU revision\t: 0\n\n");
+  CHECK(grace.value == "ARM Neoverse-V2");
+  CHECK(grace.source == "procfs");
+  CHECK(model(core + "0x999\nCPU revision\t: 0\n").value == "AArch64 CPU implementer 0x41, part 0x999");
+  // A model name, where there is one, is what the kernel says the CPU is called.
+  CHECK(model("model name\t: Planted CPU 9000\nCPU implementer\t: 0x41\nCPU part\t: 0xd4f\n").value == "Planted CPU 9000");
+  // Half the codes name nothing: the next source, or missing.
+  CHECK(model("processor\t: 0\nCPU implementer\t: 0x41\n").source != "procfs");
+}
+
 TEST_CASE("with sysfs and procfs hidden, machine facts come from sysconf and cpuid") {
   TempDir empty;
   ScopedEnv s("TLAB_SYSFS_ROOT", empty.path()), p("TLAB_PROC_ROOT", empty.path());

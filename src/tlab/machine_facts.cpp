@@ -56,6 +56,29 @@ std::string proc_value(const std::string& file, const std::string& key) {
   return "";
 }
 
+// AArch64's /proc/cpuinfo has no "model name": its cores say who designed them ("CPU
+// implementer") and which design they are ("CPU part"), the MIDR fields. A few designs by
+// their published names (the Linux kernel's and util-linux's tables); any other by its codes.
+std::string arm_cpu_name(const std::string& cpuinfo) {
+  const std::string implementer = proc_value(cpuinfo, "CPU implementer"), part = proc_value(cpuinfo, "CPU part");
+  if (implementer.empty() || part.empty()) return "";
+  struct Design {
+    const char *implementer, *part, *name;
+  };
+  static const Design designs[] = {
+      {"0x41", "0xd03", "ARM Cortex-A53"},     {"0x41", "0xd08", "ARM Cortex-A72"},
+      {"0x41", "0xd0b", "ARM Cortex-A76"},     {"0x41", "0xd0c", "ARM Neoverse-N1"},
+      {"0x41", "0xd40", "ARM Neoverse-V1"},    {"0x41", "0xd49", "ARM Neoverse-N2"},
+      {"0x41", "0xd4f", "ARM Neoverse-V2"},    {"0x41", "0xd84", "ARM Neoverse-V3"},
+      {"0x41", "0xd8e", "ARM Neoverse-N3"},    {"0xc0", "0xac3", "Ampere Ampere-1"},
+      {"0xc0", "0xac4", "Ampere Ampere-1a"},   {"0x48", "0xd01", "HiSilicon Kunpeng-920"},
+      {"0x46", "0x001", "Fujitsu A64FX"},
+  };
+  for (const Design& d : designs)
+    if (implementer == d.implementer && part == d.part) return d.name;
+  return "AArch64 CPU implementer " + implementer + ", part " + part;
+}
+
 std::string kib(long long bytes) { return bytes > 0 ? std::to_string(bytes / 1024) + "K" : ""; }
 
 // "0-3,8-11" -> 8
@@ -183,7 +206,10 @@ std::vector<Fact> machine_facts() {
   const std::string sys = root_of("TLAB_SYSFS_ROOT", "/sys"), proc = root_of("TLAB_PROC_ROOT", "/proc");
   const std::string cpuinfo = proc + "/cpuinfo";
   std::vector<Fact> out;
-  out.push_back(first_of("cpu_model", {{"procfs", [&] { return proc_value(cpuinfo, "model name"); }},
+  out.push_back(first_of("cpu_model", {{"procfs", [&] {
+                                          const std::string name = proc_value(cpuinfo, "model name");
+                                          return name.empty() ? arm_cpu_name(cpuinfo) : name;
+                                        }},
                                        {"cpuid", [] { return cpuid_brand(); }}}));
   out.push_back(first_of(
       "cpu_logical_cores",

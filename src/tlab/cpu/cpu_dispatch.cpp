@@ -11,6 +11,7 @@ const char* isa_name(Isa isa) {
     case Isa::scalar: return "scalar";
     case Isa::avx2: return "avx2";
     case Isa::avx512: return "avx512";
+    case Isa::neon: return "neon";
   }
   return "?";
 }
@@ -24,9 +25,11 @@ bool cpu_has(Isa isa) {
     // registers); the AVX-512 table also uses the AVX2 kernels for one- and two-byte elements.
     case Isa::avx2: return __builtin_cpu_supports("avx2");
     case Isa::avx512: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("avx512f");
-#else
-    default: return false;
 #endif
+#if TLAB_HAVE_NEON
+    case Isa::neon: return true;  // Advanced SIMD is part of every AArch64 CPU
+#endif
+    default: return false;
   }
   return false;
 }
@@ -35,7 +38,7 @@ bool cpu_has(Isa isa) {
 const std::vector<Isa>& available_isas() {
   static const std::vector<Isa> have = [] {
     std::vector<Isa> v;
-    for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512})
+    for (Isa isa : kIsas)
       if (cpu_has(isa)) v.push_back(isa);
     return v;
   }();
@@ -48,14 +51,14 @@ Isa resolve_isa(const std::string& request, const std::vector<Isa>& available) {
   if (request.empty()) return available.back();
   std::string choices;
   for (Isa isa : available) choices += std::string(choices.empty() ? "" : ", ") + isa_name(isa);
-  for (Isa isa : {Isa::scalar, Isa::avx2, Isa::avx512}) {
+  for (Isa isa : kIsas) {
     if (request != isa_name(isa)) continue;
     if (std::find(available.begin(), available.end(), isa) == available.end())
       throw std::invalid_argument("TLAB_CPU_ISA=" + request + ": this CPU (or this build) has no " + request +
                                   " path; available here: " + choices);
     return isa;
   }
-  throw std::invalid_argument("TLAB_CPU_ISA=" + request + " is not an instruction set: use scalar, avx2 or avx512 (" +
+  throw std::invalid_argument("TLAB_CPU_ISA=" + request + " is not an instruction set: use scalar, avx2, avx512 or neon (" +
                               "available here: " + choices + ")");
 }
 
@@ -70,6 +73,9 @@ const simd::Kernels& kernels_for(Isa isa) {
 #if TLAB_HAVE_X86_SIMD
     case Isa::avx2: return simd::avx2_kernels();
     case Isa::avx512: return simd::avx512_kernels();
+#endif
+#if TLAB_HAVE_NEON
+    case Isa::neon: return simd::neon_kernels();
 #endif
     default: return simd::scalar_kernels();
   }

@@ -1,7 +1,8 @@
 // Which instruction set the SIMD transposes use, chosen at run time from what the CPU
 // reports, never from how the program was compiled: the same binary runs the AVX-512 path on
-// one machine and the scalar path on another. TLAB_CPU_ISA=scalar|avx2|avx512 forces a path
-// (a test takes the path this machine would not); asking for one the CPU lacks is refused.
+// one machine and the scalar path on another. An AArch64 build has the Advanced SIMD path
+// (neon), which every such CPU runs. TLAB_CPU_ISA=scalar|avx2|avx512|neon forces a path (a
+// test takes the path this machine would not); asking for one the CPU lacks is refused.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,7 +11,10 @@
 
 namespace tlab::cpu {
 
-enum class Isa { scalar, avx2, avx512 };
+enum class Isa { scalar, avx2, avx512, neon };
+// Every instruction set by name, scalar first: an x86 build can have the next two, an
+// AArch64 build the last.
+constexpr Isa kIsas[] = {Isa::scalar, Isa::avx2, Isa::avx512, Isa::neon};
 
 const char* isa_name(Isa isa);
 // Every instruction set this build has kernels for and this CPU can run, scalar first.

@@ -1,7 +1,7 @@
 // What the transpose drivers (simd_transpose.cpp) ask of one instruction set: per element
 // size, a function that transposes one block out of place, one that swaps a block with the
 // transpose of its mirror block, and one that transposes a diagonal block in place. Each
-// instruction set's file (simd_kernels_{scalar,avx2,avx512}.cpp) fills one table; the
+// instruction set's file (simd_kernels_{scalar,avx2,avx512,neon}.cpp) fills one table; the
 // drivers own the blocking, the threads and the choice of non-temporal stores.
 #pragma once
 #include <cstddef>
@@ -56,6 +56,9 @@ const Kernels& scalar_kernels();
 #if TLAB_HAVE_X86_SIMD
 const Kernels& avx2_kernels();
 const Kernels& avx512_kernels();
+#endif
+#if TLAB_HAVE_NEON
+const Kernels& neon_kernels();
 #endif
 
 }  // namespace tlab::cpu::simd

@@ -1,7 +1,7 @@
 // The SIMD transposes as registry variants: out of place (cpu/simd/...) and in place on a
 // square (cpu/simd-inplace/...), each at one thread and at all threads. "auto" takes the
-// path TLAB_CPU_ISA asks for, else the best this CPU has, at every call; "avx2" and
-// "avx512" force a path and are registered only where the CPU can run it.
+// path TLAB_CPU_ISA asks for, else the best this CPU has, at every call; "avx2", "avx512"
+// and "neon" force a path and are registered only where the CPU can run it.
 #include "tlab/cpu/cpu_dispatch.hpp"
 #include "tlab/cpu/cpu_families.hpp"
 #include "tlab/cpu/simd_transpose.hpp"
