@@ -184,6 +184,29 @@ TEST_CASE("block sizes that are not multiples of the line square are rounded to 
     }
 }
 
+TEST_CASE("in place, blocks of several line squares (their own mirror squares inside a diagonal block) stay exact") {
+  // Blocks of 1 to 16 line squares a side (rounded), over sides that leave strips of tiles and
+  // of single elements past the last whole square.
+  for (cpu::Isa isa : cpu::available_isas())
+    for (std::int64_t block : {64, 130, 200, 1000})
+      for (std::int64_t n : {128, 200, 457})
+        for (std::size_t elem : kElemSizes) {
+          cpu::SimdPlan plan;
+          plan.kernels = &cpu::kernels_for(isa);
+          plan.block = block;
+          plan.threads = 2;
+          const std::size_t bytes = static_cast<std::size_t>(n * n) * elem;
+          Buffer a(bytes), want(bytes);
+          const DType t = elem == 1 ? DType::u8 : elem == 2 ? DType::u16 : elem == 4 ? DType::f32 : elem == 8 ? DType::f64 : DType::c128;
+          fill_random(a.p.get(), n * n, t);
+          reference_transpose(a.p.get(), want.p.get(), {n, n}, elem);
+          cpu::simd_transpose_in_place(plan, a.p.get(), n, elem);
+          CAPTURE(std::string(cpu::isa_name(isa)) + " block " + std::to_string(block) + " n " + std::to_string(n) +
+                  " elem " + std::to_string(elem));
+          CHECK(compare_exact(a.p.get(), want.p.get(), {n, n}, elem) == "");
+        }
+}
+
 TEST_CASE("streaming starts above the last-level cache of the environment record, with a fallback when none is recorded") {
   using F = std::vector<Fact>;
   const auto t3 = cpu::streaming_threshold(F{{"cache_l2", "1024K", "sysfs"}, {"cache_l3", "32768K", "sysconf"}});

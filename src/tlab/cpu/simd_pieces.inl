@@ -8,9 +8,10 @@
 //
 // A micro-kernel type T provides: K and S (a K x K tile of S-byte elements); L, the line
 // square (a multiple of K: L elements of S bytes are whole cache lines); a register type
-// Reg; load(p, ld_bytes, r), transpose(r), store(p, ld_bytes, r, stream) over Reg r[K]; and
-// fence(), which orders its non-temporal stores before the caller's next step. TileRows
-// below gives all but transpose from an instruction set's one-register access Io.
+// Reg; load(p, ld_bytes, r), transpose(r), store(p, ld_bytes, r, stream) over Reg r[K];
+// copy_line(dst, src, stream), one 64-byte line; and fence(), which orders its non-temporal
+// stores before the caller's next step. TileRows below gives all but transpose from an
+// instruction set's one-register access Io.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -85,7 +86,44 @@ template <class Io, i64 Kt, i64 St, i64 Lt> struct TileRows {
     for (i64 k = 0; k < K; ++k) Io::put(p + k * ld, r[k], stream);
   }
   TLAB_SIMD_TARGET static void fence() { Io::fence(); }
+  // One 64-byte line from src to dst, register by register (dst streamed where asked).
+  TLAB_SIMD_TARGET static void copy_line(uchar* dst, const uchar* src, bool stream) {
+#pragma GCC unroll 4
+    for (i64 o = 0; o < 64; o += static_cast<i64>(sizeof(Reg))) Io::put(dst + o, Io::get(src + o), stream);
+  }
 };
+
+// Tiles narrower than a cache line read each input line of a line square L / K times and
+// write each output line as often; with a row pitch of a multiple of 4 KiB those lines all
+// fall into one set of the L1, more lines than it has ways, so each of those accesses
+// missed (performance notes, section 8, "Line squares through two L1 buffers"). Such kernels
+// take each whole line square through buffers of L contiguous 64-byte lines instead: every
+// line of the matrix read once and written once.
+template <class T> constexpr bool kStaged = T::K * T::S < 64;
+
+template <class T> struct SquareBuffer {
+  static_assert(T::L * T::S == 64, "a line square's rows are one 64-byte line");
+  alignas(64) uchar line[T::L][64];
+};
+
+// The L x L line square at src (row pitch ld bytes) into the buffer, line by line.
+template <class T> TLAB_SIMD_TARGET inline void fill(SquareBuffer<T>& b, const uchar* src, i64 ld) {
+  for (i64 r = 0; r < T::L; ++r) T::copy_line(b.line[r], src + r * ld, false);
+}
+// The buffer's square transposed, tile by tile, into out, then out's lines to dst.
+template <class T>
+TLAB_SIMD_TARGET inline void drain_transposed(const SquareBuffer<T>& b, SquareBuffer<T>& out, uchar* dst, i64 ld,
+                                              bool stream) {
+  constexpr i64 K = T::K;
+  for (i64 tj = 0; tj < T::L; tj += K)
+    for (i64 ti = 0; ti < T::L; ti += K) {
+      typename T::Reg r[K];
+      T::load(b.line[ti] + tj * T::S, 64, r);
+      T::transpose(r);
+      T::store(out.line[tj] + ti * T::S, 64, r, false);
+    }
+  for (i64 r = 0; r < T::L; ++r) T::copy_line(dst + r * ld, out.line[r], stream);
+}
 
 // Calls tile(i, j) for every K x K tile that fits in a rows x cols block and rest(i0, i1, j0,
 // j1) for the strips no tile covers. Tiles are grouped into L x L line squares, column of
@@ -93,13 +131,20 @@ template <class Io, i64 Kt, i64 St, i64 Lt> struct TileRows {
 // square touches, on either side, is whole before the next square starts: no line has to
 // survive in cache from one square to the next (with a power-of-two row pitch all of a
 // column's lines fall into a few cache sets, and would not).
-template <class T, class Tile, class Rest> TLAB_SIMD_TARGET inline void cover(i64 rows, i64 cols, const Tile& tile, const Rest& rest) {
+// Where the tiles are narrower than a line, square(I, J) takes each whole line square instead.
+template <class T, class Tile, class Rest, class Square>
+TLAB_SIMD_TARGET inline void cover(i64 rows, i64 cols, const Tile& tile, const Rest& rest, const Square& square) {
   constexpr i64 K = T::K, L = T::L;
   const i64 sr = rows / L * L, sc = cols / L * L, kr = rows / K * K, kc = cols / K * K;
   for (i64 I = 0; I < sr; I += L)
-    for (i64 J = 0; J < sc; J += L)
+    for (i64 J = 0; J < sc; J += L) {
+      if constexpr (kStaged<T>) {
+        square(I, J);
+        continue;
+      }
       for (i64 tj = 0; tj < L; tj += K)
         for (i64 ti = 0; ti < L; ti += K) tile(I + ti, J + tj);
+    }
   for (i64 i = 0; i < sr; i += K)
     for (i64 j = sc; j < kc; j += K) tile(i, j);
   for (i64 i = sr; i < kr; i += K)
@@ -149,30 +194,68 @@ template <i64 S> struct ScalarSwapRest {
   TLAB_SIMD_TARGET void operator()(i64 i0, i64 i1, i64 j0, i64 j1) const { scalar_swap<S>(p, i0, i1, j0, j1); }
 };
 
+template <class T> struct CopySquare {
+  const uchar* in;
+  uchar* out;
+  i64 ld_in, ld_out;  // bytes
+  bool stream;
+  TLAB_SIMD_TARGET void operator()(i64 i, i64 j) const {
+    SquareBuffer<T> a, b;
+    fill(a, in + i * ld_in + j * T::S, ld_in);
+    drain_transposed(a, b, out + j * ld_out + i * T::S, ld_out, stream);
+  }
+};
+
+// A line square of a and its mirror in b, both read before either is written; for a
+// diagonal block's own diagonal square (a == b, i == j) only the one.
+template <class T> struct SwapSquare {
+  uchar* a;
+  uchar* b;
+  i64 ld;  // bytes
+  TLAB_SIMD_TARGET void operator()(i64 i, i64 j) const {
+    uchar* pa = a + i * ld + j * T::S;
+    uchar* pb = b + j * ld + i * T::S;
+    SquareBuffer<T> x, y, t;
+    fill(x, pa, ld);
+    if (pa == pb) return drain_transposed(x, t, pa, ld, false);
+    fill(y, pb, ld);
+    drain_transposed(x, t, pb, ld, false);
+    drain_transposed(y, t, pa, ld, false);
+  }
+};
+
 template <class T> TLAB_SIMD_TARGET void transpose_piece(const Piece& p, bool stream) {
   cover<T>(p.rows, p.cols, CopyTile<T>{p.in, p.out, p.ld_in * T::S, p.ld_out * T::S, stream},
-           ScalarCopyRest<T::S>{p});
+           ScalarCopyRest<T::S>{p}, CopySquare<T>{p.in, p.out, p.ld_in * T::S, p.ld_out * T::S, stream});
   if (stream) T::fence();
 }
 
 template <class T> TLAB_SIMD_TARGET void swap_piece(const PiecePair& p) {
-  cover<T>(p.rows, p.cols, SwapTile<T>{p.a, p.b, p.ld * T::S}, ScalarSwapRest<T::S>{p});
+  cover<T>(p.rows, p.cols, SwapTile<T>{p.a, p.b, p.ld * T::S}, ScalarSwapRest<T::S>{p}, SwapSquare<T>{p.a, p.b, p.ld * T::S});
 }
 
 // A square block on the diagonal: each diagonal tile is transposed where it is, each tile
 // above the diagonal swapped with its mirror, and the strip beyond the last whole tile
 // swapped element by element.
 template <class T> TLAB_SIMD_TARGET void diagonal_piece(const PiecePair& p) {
-  constexpr i64 K = T::K;
+  constexpr i64 K = T::K, L = T::L;
   const i64 n = p.rows, kn = n / K * K, ld = p.ld * T::S;
+  // Staged kernels take the whole line squares (the first sn rows and columns) by squares,
+  // the tiles only beyond them.
+  const i64 sn = kStaged<T> ? n / L * L : 0;
+  const SwapSquare<T> square{p.a, p.a, ld};
+  for (i64 I = 0; I < sn; I += L)
+    for (i64 J = I; J < sn; J += L) square(I, J);
   const SwapTile<T> swap{p.a, p.a, ld};
   for (i64 t = 0; t < kn; t += K) {
-    typename T::Reg r[K];
-    uchar* d = p.a + t * ld + t * T::S;
-    T::load(d, ld, r);
-    T::transpose(r);
-    T::store(d, ld, r, false);
-    for (i64 u = t + K; u < kn; u += K) swap(t, u);
+    if (t >= sn) {
+      typename T::Reg r[K];
+      uchar* d = p.a + t * ld + t * T::S;
+      T::load(d, ld, r);
+      T::transpose(r);
+      T::store(d, ld, r, false);
+    }
+    for (i64 u = std::max(t + K, sn); u < kn; u += K) swap(t, u);
   }
   if (kn < n) scalar_swap<T::S>(p, 0, n, kn, n);
 }
