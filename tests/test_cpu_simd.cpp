@@ -71,13 +71,18 @@ struct Buffer {
   explicit Buffer(std::size_t bytes) : p(static_cast<unsigned char*>(std::aligned_alloc(64, (bytes + 127) / 64 * 64))) {}
 };
 
+// An element type of each size the kernels take.
+DType type_of_size(std::size_t elem) {
+  return elem == 1 ? DType::u8 : elem == 2 ? DType::u16 : elem == 4 ? DType::f32 : elem == 8 ? DType::f64 : DType::c128;
+}
+
 // simd_transpose called directly at a chosen byte offset from 64-byte alignment; "" when exact.
 std::string direct(const cpu::SimdPlan& plan, Shape s, std::size_t elem, std::size_t offset) {
   const std::size_t bytes = static_cast<std::size_t>(s.elements()) * elem;
   Buffer in(bytes + offset), out(bytes + offset), want(bytes);
   unsigned char* src = in.p.get() + offset;
   unsigned char* dst = out.p.get() + offset;
-  const DType t = elem == 1 ? DType::u8 : elem == 2 ? DType::u16 : elem == 4 ? DType::f32 : elem == 8 ? DType::f64 : DType::c128;
+  const DType t = type_of_size(elem);
   fill_random(src, s.elements(), t);
   reference_transpose(src, want.p.get(), s, elem);
   poison_against(dst, want.p.get(), bytes);
@@ -197,7 +202,7 @@ TEST_CASE("in place, blocks of several line squares (their own mirror squares in
           plan.threads = 2;
           const std::size_t bytes = static_cast<std::size_t>(n * n) * elem;
           Buffer a(bytes), want(bytes);
-          const DType t = elem == 1 ? DType::u8 : elem == 2 ? DType::u16 : elem == 4 ? DType::f32 : elem == 8 ? DType::f64 : DType::c128;
+          const DType t = type_of_size(elem);
           fill_random(a.p.get(), n * n, t);
           reference_transpose(a.p.get(), want.p.get(), {n, n}, elem);
           cpu::simd_transpose_in_place(plan, a.p.get(), n, elem);

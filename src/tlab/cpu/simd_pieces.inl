@@ -101,30 +101,6 @@ template <class Io, i64 Kt, i64 St, i64 Lt> struct TileRows {
 // line of the matrix read once and written once.
 template <class T> constexpr bool kStaged = T::K * T::S < 64;
 
-template <class T> struct SquareBuffer {
-  static_assert(T::L * T::S == 64, "a line square's rows are one 64-byte line");
-  alignas(64) uchar line[T::L][64];
-};
-
-// The L x L line square at src (row pitch ld bytes) into the buffer, line by line.
-template <class T> TLAB_SIMD_TARGET inline void fill(SquareBuffer<T>& b, const uchar* src, i64 ld) {
-  for (i64 r = 0; r < T::L; ++r) T::copy_line(b.line[r], src + r * ld, false);
-}
-// The buffer's square transposed, tile by tile, into out, then out's lines to dst.
-template <class T>
-TLAB_SIMD_TARGET inline void drain_transposed(const SquareBuffer<T>& b, SquareBuffer<T>& out, uchar* dst, i64 ld,
-                                              bool stream) {
-  constexpr i64 K = T::K;
-  for (i64 tj = 0; tj < T::L; tj += K)
-    for (i64 ti = 0; ti < T::L; ti += K) {
-      typename T::Reg r[K];
-      T::load(b.line[ti] + tj * T::S, 64, r);
-      T::transpose(r);
-      T::store(out.line[tj] + ti * T::S, 64, r, false);
-    }
-  for (i64 r = 0; r < T::L; ++r) T::copy_line(dst + r * ld, out.line[r], stream);
-}
-
 // Calls tile(i, j) for every K x K tile that fits in a rows x cols block and rest(i0, i1, j0,
 // j1) for the strips no tile covers. Tiles are grouped into L x L line squares, column of
 // tiles by column of tiles, so consecutive tiles fill the same output lines and every line a
@@ -194,6 +170,25 @@ template <i64 S> struct ScalarSwapRest {
   TLAB_SIMD_TARGET void operator()(i64 i0, i64 i1, i64 j0, i64 j1) const { scalar_swap<S>(p, i0, i1, j0, j1); }
 };
 
+template <class T> struct SquareBuffer {
+  static_assert(T::L * T::S == 64, "a line square's rows are one 64-byte line");
+  alignas(64) uchar line[T::L][64];
+};
+
+// The L x L line square at src (row pitch ld bytes) into the buffer, line by line.
+template <class T> TLAB_SIMD_TARGET inline void fill(SquareBuffer<T>& b, const uchar* src, i64 ld) {
+  for (i64 r = 0; r < T::L; ++r) T::copy_line(b.line[r], src + r * ld, false);
+}
+// The buffer's square transposed, tile by tile, into out, then out's lines to dst.
+template <class T>
+TLAB_SIMD_TARGET inline void drain_transposed(const SquareBuffer<T>& b, SquareBuffer<T>& out, uchar* dst, i64 ld,
+                                              bool stream) {
+  const CopyTile<T> tile{b.line[0], out.line[0], 64, 64, false};
+  for (i64 tj = 0; tj < T::L; tj += T::K)
+    for (i64 ti = 0; ti < T::L; ti += T::K) tile(ti, tj);
+  for (i64 r = 0; r < T::L; ++r) T::copy_line(dst + r * ld, out.line[r], stream);
+}
+
 template <class T> struct CopySquare {
   const uchar* in;
   uchar* out;
@@ -234,9 +229,9 @@ template <class T> TLAB_SIMD_TARGET void swap_piece(const PiecePair& p) {
   cover<T>(p.rows, p.cols, SwapTile<T>{p.a, p.b, p.ld * T::S}, ScalarSwapRest<T::S>{p}, SwapSquare<T>{p.a, p.b, p.ld * T::S});
 }
 
-// A square block on the diagonal: each diagonal tile is transposed where it is, each tile
-// above the diagonal swapped with its mirror, and the strip beyond the last whole tile
-// swapped element by element.
+// A square block on the diagonal: each diagonal tile (for staged kernels, each whole line
+// square) transposed where it is, each one above the diagonal swapped with its mirror, and
+// the strip beyond the last whole tile swapped element by element.
 template <class T> TLAB_SIMD_TARGET void diagonal_piece(const PiecePair& p) {
   constexpr i64 K = T::K, L = T::L;
   const i64 n = p.rows, kn = n / K * K, ld = p.ld * T::S;
