@@ -54,8 +54,9 @@ std::vector<Shape> sides_for(const Case& c, std::size_t elem) {
 // (4 to 16 bytes: below, 32 MiB and less, those are "rect-small"); for "rect" a 3:4 and a 256:1 shape, as
 // one shape picked `blocks-b8`, which ran 8 points under `blocks` at 256 x 65536 complex128;
 // in-place "medium" at 2048² and 3072², the squares that fit a few L2 sizes; in-place
-// "off-word-large" at 11001² and 13001², apart from the sides 10001², 12290² and 14001² that
-// found the class, so that those stay a check of the table), large enough that the memory
+// "off-word-large" at 6143², 11001² and 13001²: the class's large sides apart from 10001², 12290²
+// and 14001², which found it and stay a check of the table, and one near its low end, where the
+// edge pairs first led the plain order by 6 points that the two large sides did not see), large enough that the memory
 // system, not launch latency, decides (except "small", where latency is the point). Shapes
 // outside the class for an element size are skipped.
 const std::vector<Case>& cases() {
@@ -67,7 +68,7 @@ const std::vector<Case>& cases() {
                                    {Placement::out_of_place, "odd", {}},
                                    {Placement::out_of_place, "medium", {{2048, 2048}, {4096, 2048}}},
                                    {Placement::in_place, "off-word", {{5003, 5003}, {4099, 4099}}},
-                                   {Placement::in_place, "off-word-large", {{11001, 11001}, {13001, 13001}}},
+                                   {Placement::in_place, "off-word-large", {{6143, 6143}, {11001, 11001}, {13001, 13001}}},
                                    {Placement::in_place, "unaligned", {}},
                                    {Placement::in_place, "odd", {}},
                                    {Placement::in_place, "half-unit", {}},
