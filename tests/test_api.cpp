@@ -2,6 +2,7 @@
 // The GPU suite covers device and page-locked memory.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -334,7 +335,7 @@ TEST_CASE("tlab-tune measures every class at shapes of that class") {
     const std::vector<Shape> large = tuning::shapes_of(find(Placement::in_place, "off-word-large"), elem);
     REQUIRE(large.size() == 3);
     for (const Shape& s : large) CHECK((s.rows != 10001 && s.rows != 12290 && s.rows != 14001));  // the check sides
-    CHECK(large.front().rows < 8191);  // one side near the class's low end
+    CHECK(std::any_of(large.begin(), large.end(), [](const Shape& s) { return s.rows < 8191; }));  // one near its low end
   }
   CHECK(tuning::shapes_of(find(Placement::in_place, "off-word-large"), 4).empty());
   CHECK(tuning::shapes_of(find(Placement::in_place, "medium"), 16).size() == 2);

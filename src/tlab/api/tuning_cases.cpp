@@ -47,16 +47,17 @@ std::vector<Shape> sides_for(const Case& c, std::size_t elem) {
 
 // A kernel is chosen for a whole class, so it is scored on more than one of its shapes: with a
 // single shape, run-to-run noise between kernels within a point of each other picked ones that
-// are not the best elsewhere in the class. Two shapes per class (four for "square": 6152 is a
+// are not the best elsewhere in the class. Two shapes per class or more (four for "square": 6152 is a
 // square of whole lines only for 16-byte elements, off every tile, and 16384 is as large as
 // the class gets, 0.25-4 GiB, where the ranking of 8192 did not hold; one for in-place
 // "rect-small", whose kernels refuse different shapes; for "rect-cube" 256 x 65536 and its mirror
 // (4 to 16 bytes: below, 32 MiB and less, those are "rect-small"); for "rect" a 3:4 and a 256:1 shape, as
 // one shape picked `blocks-b8`, which ran 8 points under `blocks` at 256 x 65536 complex128;
 // in-place "medium" at 2048² and 3072², the squares that fit a few L2 sizes; in-place
-// "off-word-large" at 6143², 11001² and 13001²: the class's large sides apart from 10001², 12290²
-// and 14001², which found it and stay a check of the table, and one near its low end, where the
-// edge pairs first led the plain order by 6 points that the two large sides did not see), large enough that the memory
+// "off-word-large" at 6143², 11001² and 13001²: two large sides apart from 10001², 12290² and
+// 14001², which found the class and stay a check of the table, and one near its low end, where
+// the edge pairs launched last-column first led the plain order by 6 points that the two large
+// sides did not show; three for it), large enough that the memory
 // system, not launch latency, decides (except "small", where latency is the point). Shapes
 // outside the class for an element size are skipped.
 const std::vector<Case>& cases() {
